@@ -1,0 +1,142 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/reika-lsp/reika-lsp/agent/tools"
+)
+
+// Transcript event kinds (PROTOCOL.md, reika/transcript).
+const (
+	EventUser       = "user"
+	EventAssistant  = "assistant"
+	EventReasoning  = "reasoning"
+	EventToolCall   = "tool_call"
+	EventToolResult = "tool_result"
+	EventNote       = "note"
+	EventShed       = "shed"
+	EventFold       = "fold"
+	EventInfo       = "info"
+	EventError      = "error"
+)
+
+// Event is one transcript event. Its JSON is the params of the
+// reika/transcript notification.
+type Event struct {
+	Session string          `json:"session"`
+	Turn    int             `json:"turn"`
+	Round   int             `json:"round"`
+	Kind    string          `json:"kind"`
+	Text    string          `json:"text"`
+	Delta   bool            `json:"delta"`
+	Tool    string          `json:"tool,omitempty"`
+	Args    json.RawMessage `json:"args,omitempty"`
+	Tokens  int             `json:"tokens,omitempty"`
+}
+
+// Status levels.
+const (
+	LevelOK      = "ok"
+	LevelWarning = "warning"
+	LevelError   = "error"
+)
+
+// Status is the state behind the status item. Its JSON is the params of the
+// reika/status notification and the result of reika.status. Window,
+// ShedPoint and Percent are null when no window is known.
+type Status struct {
+	Text         string `json:"text"`
+	Tooltip      string `json:"tooltip"`
+	Level        string `json:"level"`
+	Busy         bool   `json:"busy"`
+	Size         int    `json:"size"`
+	Window       *int   `json:"window"`
+	ShedPoint    *int   `json:"shedPoint"`
+	Percent      *int   `json:"percent"`
+	WindowSource string `json:"windowSource"`
+	Model        string `json:"model"`
+	Session      string `json:"session"`
+}
+
+// Notice is a one-line message for window/showMessage. The agent sends each
+// once while its condition holds.
+type Notice struct {
+	Level string // "info", "warning" or "error"
+	Text  string
+}
+
+// Progress is one round's progress report of a running turn.
+type Progress struct {
+	Turn  int
+	Round int
+	// Text is the report message, e.g. "round 3 · read src/a.go · ctx 12k/24k (61% of 20k)".
+	Text string
+}
+
+// Events receives what the agent has to show. Calls come from the agent's
+// goroutines, one turn at a time; implementations must not block for long.
+type Events interface {
+	Transcript(Event)
+	Status(Status)
+	Notice(Notice)
+	Progress(Progress)
+}
+
+// Decision is the user's answer to an approval request.
+type Decision int
+
+// Decisions, in the order of the showMessageRequest actions.
+const (
+	Deny Decision = iota
+	Allow
+	AllowSession
+)
+
+// Approver asks the user to approve a tool call. No answer means Deny.
+type Approver interface {
+	Approve(ctx context.Context, a tools.Approval) Decision
+}
+
+// Workspace is the project the agent works in.
+type Workspace interface {
+	tools.Files
+	// Root is the workspace root directory (absolute).
+	Root() string
+}
+
+// AskParams is one user request.
+type AskParams struct {
+	Prompt string
+	// Attachment is the editor selection attached to the task, if any.
+	Attachment *Attachment
+}
+
+// Attachment is a piece of a file the user attached to a request.
+type Attachment struct {
+	Path      string // workspace-relative when inside the workspace
+	StartLine int    // 1-based
+	EndLine   int
+	Text      string
+}
+
+// Ask statuses (PROTOCOL.md, reika.ask).
+const (
+	AskDone      = "done"
+	AskCancelled = "cancelled"
+	AskError     = "error"
+)
+
+// AskResult is the outcome of a turn.
+type AskResult struct {
+	Session string `json:"session"`
+	Status  string `json:"status"`
+	Message string `json:"message,omitempty"`
+}
+
+// CompactResult is the outcome of reika.compact.
+type CompactResult struct {
+	Folded      bool   `json:"folded"`
+	RecapTokens int    `json:"recapTokens,omitempty"`
+	Message     string `json:"message"`
+}

@@ -1,0 +1,134 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/reika-lsp/reika-lsp/ctxwin"
+)
+
+// Model is the language model the agent talks to. Package agent/engine
+// implements it over OpenAI-compatible HTTP endpoints; tests use
+// agent/enginetest behind the same implementation.
+type Model interface {
+	// Info reports the model's name and its context window, discovered once
+	// and cached. A Model that cannot learn the window returns Window 0 and
+	// WindowSource "none" with the reason in Reason; Info returns an error
+	// only when the engine cannot be reached at all.
+	Info(ctx context.Context) (ModelInfo, error)
+	// Complete sends one chat completion request. onDelta, if not nil,
+	// receives streamed text as it arrives (never concurrently). The
+	// returned error is an *OverflowError when the engine rejected the
+	// request as too long for its window, an *UnreachableError when it could
+	// not be reached, and another error otherwise.
+	Complete(ctx context.Context, req *Request, onDelta func(Delta)) (*Response, error)
+}
+
+// Window sources, as shown in the status item (PROTOCOL.md).
+const (
+	SourceSetting  = "setting"
+	SourceEndpoint = "endpoint"
+	SourceCatalog  = "catalog"
+	SourceOverflow = "overflow"
+	SourceNone     = "none"
+)
+
+// ModelInfo is what the agent knows of the model and its window.
+type ModelInfo struct {
+	Model        string // model id sent in requests
+	Window       int    // context window in tokens; 0 when unknown
+	WindowSource string // one of the Source constants
+	OutputLimit  int    // the model's output limit when a catalog lists it; 0 when unknown
+	Engine       string // "llama.cpp", "vllm", "ollama", "lmstudio", "openai", "" when unknown
+	Reason       string // why the window is unknown, when it is
+}
+
+// Request is one chat completion request.
+type Request struct {
+	Messages []ctxwin.Message
+	Tools    []ctxwin.ToolSpec
+	// ToolChoice is "" (auto) or "none" (the note round).
+	ToolChoice string
+	// MaxTokens caps the completion; 0 leaves it to the server.
+	MaxTokens int
+}
+
+// Delta is one streamed piece of a reply.
+type Delta struct {
+	Content   string
+	Reasoning string
+}
+
+// Response is a finished completion.
+type Response struct {
+	Message      ctxwin.Message // role assistant: content, reasoning, tool calls
+	FinishReason string         // "stop", "length", "tool_calls", ...
+	// Usage is nil when the engine reported none. Missing usage is never zero.
+	Usage *Usage
+	// Timings are llama.cpp's prompt-processing figures; nil elsewhere.
+	Timings *Timings
+	// Elapsed is the wall time of the request.
+	Elapsed time.Duration
+}
+
+// Usage is the token accounting an engine reported.
+type Usage struct {
+	PromptTokens     int
+	CompletionTokens int
+	// CachedTokens is the prompt tokens served from the prefix cache;
+	// CachedKnown says whether the engine reported it at all.
+	CachedTokens int
+	CachedKnown  bool
+}
+
+// Timings are llama.cpp's per-request figures (timings.cache_n, prompt_n,
+// prompt_ms).
+type Timings struct {
+	CacheN   int
+	PromptN  int
+	PromptMS float64
+}
+
+// OverflowError is the engine's refusal of a prompt too long for its window,
+// in any engine's shape. Window and PromptTokens are 0 when the engine did
+// not state them.
+type OverflowError struct {
+	PromptTokens int
+	Window       int
+	Message      string
+}
+
+func (e *OverflowError) Error() string {
+	if e.Window > 0 {
+		return fmt.Sprintf("context overflow: prompt of %d tokens exceeds the window of %d tokens: %s", e.PromptTokens, e.Window, e.Message)
+	}
+	return "context overflow: " + e.Message
+}
+
+// UnreachableError says the engine could not be reached at all.
+type UnreachableError struct {
+	URL  string
+	Hint string
+	Err  error
+}
+
+func (e *UnreachableError) Error() string {
+	s := "engine unreachable at " + e.URL
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	if e.Hint != "" {
+		s += " (" + e.Hint + ")"
+	}
+	return s
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// IsOverflow reports whether err is an *OverflowError.
+func IsOverflow(err error) bool {
+	var o *OverflowError
+	return errors.As(err, &o)
+}

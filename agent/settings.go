@@ -1,0 +1,351 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Settings are the user's settings (DESIGN.md §5), resolved with the
+// precedence editor > REIKA_* environment > active profile > defaults.
+type Settings struct {
+	BaseURL         string `json:"baseUrl"`
+	Model           string `json:"model"`
+	APIKeyEnv       string `json:"apiKeyEnv"`
+	Profile         string `json:"profile"`
+	ContextWindow   int    `json:"contextWindow"`
+	MinGenTokens    int    `json:"minGenTokens"`
+	MaxTokens       int    `json:"maxTokens"`
+	RepoMapBudget   int    `json:"repoMapBudget"`
+	ReasoningRounds int    `json:"reasoningRounds"`
+	Minimal         bool   `json:"minimal"`
+	Debug           bool   `json:"debug"`
+	Approve         string `json:"approve"`
+	ModelsURL       string `json:"modelsUrl"`
+
+	// APIKey is the resolved key (REIKA_API_KEY, or the variable apiKeyEnv
+	// names). It is never logged, printed or marshaled.
+	APIKey string `json:"-"`
+	// Sources says where each non-default setting came from: "editor",
+	// "env", "profile NAME" or "default", keyed by the setting's name.
+	Sources map[string]string `json:"-"`
+}
+
+// Setting defaults.
+const (
+	DefaultBaseURL         = "http://127.0.0.1:8080/v1"
+	DefaultModelsURL       = "https://models.dev/api.json"
+	DefaultProfile         = "default"
+	DefaultReasoningRounds = 2
+	ApproveAsk             = "ask"
+	ApproveEdits           = "edits"
+	ApproveAll             = "all"
+)
+
+// settingKeys maps each setting to its environment variable, in the order
+// of DESIGN.md §5.
+var settingKeys = []struct{ name, env string }{
+	{"baseUrl", "REIKA_BASE_URL"},
+	{"model", "REIKA_MODEL"},
+	{"apiKeyEnv", ""},
+	{"profile", "REIKA_PROFILE"},
+	{"contextWindow", "REIKA_CONTEXT_WINDOW"},
+	{"minGenTokens", "REIKA_MIN_GEN_TOKENS"},
+	{"maxTokens", "REIKA_MAX_TOKENS"},
+	{"repoMapBudget", "REIKA_REPO_MAP_BUDGET"},
+	{"reasoningRounds", "REIKA_REASONING_ROUNDS"},
+	{"minimal", "REIKA_MINIMAL"},
+	{"debug", "REIKA_DEBUG"},
+	{"approve", "REIKA_APPROVE"},
+	{"modelsUrl", "REIKA_MODELS_URL"},
+}
+
+// SettingNames lists every setting key (DESIGN.md §5), in order.
+func SettingNames() []string {
+	names := make([]string, len(settingKeys))
+	for i, k := range settingKeys {
+		names[i] = k.name
+	}
+	return names
+}
+
+// EnvName returns the REIKA_* variable of a setting, "" when it has none.
+func EnvName(setting string) string {
+	for _, k := range settingKeys {
+		if k.name == setting {
+			return k.env
+		}
+	}
+	return ""
+}
+
+// SettingsSource is where LoadSettings reads from. Zero fields are skipped.
+type SettingsSource struct {
+	// Editor is the "reika" object of initializationOptions or of
+	// workspace/configuration. JSON null and [] (Neovim's empty table) mean
+	// no settings.
+	Editor json.RawMessage
+	// Getenv reads the environment; nil means os.LookupEnv.
+	Getenv func(string) (string, bool)
+	// ConfigFile is the TOML file with [profiles.NAME]; "" means
+	// $XDG_CONFIG_HOME/reika/config.toml. A missing file is not an error.
+	ConfigFile string
+}
+
+// ConfigFilePath is the default config file location.
+func ConfigFilePath() string {
+	dir := os.Getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	return filepath.Join(dir, "reika", "config.toml")
+}
+
+// LoadSettings resolves the settings. Bad values are errors that name the
+// setting and where it came from; nothing is silently ignored.
+func LoadSettings(src SettingsSource) (Settings, error) {
+	getenv := src.Getenv
+	if getenv == nil {
+		getenv = os.LookupEnv
+	}
+	editor, err := decodeObject(src.Editor)
+	if err != nil {
+		return Settings{}, fmt.Errorf("editor settings: %w", err)
+	}
+	for k := range editor {
+		if !knownSetting(k) {
+			return Settings{}, fmt.Errorf("editor settings: unknown setting %q (known: %s)", k, strings.Join(SettingNames(), ", "))
+		}
+	}
+
+	// The profile name itself follows editor > env > default.
+	profile := DefaultProfile
+	if v, ok := getenv("REIKA_PROFILE"); ok && v != "" {
+		profile = v
+	}
+	if v, ok := editor["profile"]; ok {
+		s, ok := v.(string)
+		if !ok || s == "" {
+			return Settings{}, fmt.Errorf("editor setting profile: want a non-empty string, got %v", v)
+		}
+		profile = s
+	}
+	path := src.ConfigFile
+	if path == "" {
+		path = ConfigFilePath()
+	}
+	prof, err := loadProfile(path, profile)
+	if err != nil {
+		return Settings{}, err
+	}
+
+	s := Settings{
+		BaseURL:         DefaultBaseURL,
+		Profile:         profile,
+		ReasoningRounds: DefaultReasoningRounds,
+		Approve:         ApproveAsk,
+		ModelsURL:       DefaultModelsURL,
+		Sources:         map[string]string{},
+	}
+	// Apply layers from lowest to highest precedence.
+	for k, v := range prof {
+		if err := s.set(k, v, "profile "+profile); err != nil {
+			return Settings{}, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	for _, k := range settingKeys {
+		if k.env == "" {
+			continue
+		}
+		if v, ok := getenv(k.env); ok && v != "" {
+			if err := s.set(k.name, v, "env"); err != nil {
+				return Settings{}, fmt.Errorf("%s: %w", k.env, err)
+			}
+		}
+	}
+	for k, v := range editor {
+		if err := s.set(k, v, "editor"); err != nil {
+			return Settings{}, fmt.Errorf("editor setting %w", err)
+		}
+	}
+	s.Profile = profile
+
+	// The key: REIKA_API_KEY, or the variable apiKeyEnv names.
+	if v, ok := getenv("REIKA_API_KEY"); ok {
+		s.APIKey = v
+	}
+	if s.APIKeyEnv != "" {
+		v, ok := getenv(s.APIKeyEnv)
+		if !ok {
+			return Settings{}, fmt.Errorf("setting apiKeyEnv names %s, which is not set", s.APIKeyEnv)
+		}
+		s.APIKey = v
+	}
+	return s, nil
+}
+
+func knownSetting(name string) bool {
+	for _, k := range settingKeys {
+		if k.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// decodeObject decodes a JSON object; null, absent and [] are empty.
+func decodeObject(raw json.RawMessage) (map[string]any, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	if raw[0] == '[' {
+		var arr []any
+		if err := json.Unmarshal(raw, &arr); err != nil {
+			return nil, err
+		}
+		if len(arr) != 0 {
+			return nil, errors.New("want an object, got a non-empty array")
+		}
+		return nil, nil
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("want an object: %w", err)
+	}
+	return m, nil
+}
+
+func loadProfile(path, name string) (map[string]any, error) {
+	if path == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var cfg struct {
+		Profiles map[string]map[string]any `toml:"profiles"`
+	}
+	if _, err := toml.Decode(string(data), &cfg); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	prof, ok := cfg.Profiles[name]
+	if !ok {
+		if name == DefaultProfile {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("%s: no [profiles.%s]", path, name)
+	}
+	for k := range prof {
+		if !knownSetting(k) {
+			return nil, fmt.Errorf("%s: [profiles.%s]: unknown setting %q", path, name, k)
+		}
+	}
+	return prof, nil
+}
+
+// set assigns one setting from a JSON, TOML or environment value.
+func (s *Settings) set(name string, v any, from string) error {
+	str := func() (string, error) {
+		switch x := v.(type) {
+		case string:
+			return x, nil
+		}
+		return "", fmt.Errorf("%s: want a string, got %v", name, v)
+	}
+	num := func(min int) (int, error) {
+		var n int
+		switch x := v.(type) {
+		case float64:
+			if x != float64(int(x)) {
+				return 0, fmt.Errorf("%s: want a whole number, got %v", name, x)
+			}
+			n = int(x)
+		case int64:
+			n = int(x)
+		case int:
+			n = x
+		case string:
+			i, err := strconv.Atoi(strings.TrimSpace(x))
+			if err != nil {
+				return 0, fmt.Errorf("%s: want a whole number, got %q", name, x)
+			}
+			n = i
+		default:
+			return 0, fmt.Errorf("%s: want a whole number, got %v", name, v)
+		}
+		if n < min {
+			return 0, fmt.Errorf("%s: want at least %d, got %d", name, min, n)
+		}
+		return n, nil
+	}
+	boolean := func() (bool, error) {
+		switch x := v.(type) {
+		case bool:
+			return x, nil
+		case string:
+			switch strings.ToLower(strings.TrimSpace(x)) {
+			case "1", "true", "yes", "on":
+				return true, nil
+			case "0", "false", "no", "off", "":
+				return false, nil
+			}
+		}
+		return false, fmt.Errorf("%s: want true or false, got %v", name, v)
+	}
+	var err error
+	switch name {
+	case "baseUrl":
+		s.BaseURL, err = str()
+		s.BaseURL = strings.TrimRight(s.BaseURL, "/")
+	case "model":
+		s.Model, err = str()
+	case "apiKeyEnv":
+		s.APIKeyEnv, err = str()
+	case "profile":
+		_, err = str() // resolved before the layers
+	case "contextWindow":
+		s.ContextWindow, err = num(0)
+	case "minGenTokens":
+		s.MinGenTokens, err = num(0)
+	case "maxTokens":
+		s.MaxTokens, err = num(0)
+	case "repoMapBudget":
+		s.RepoMapBudget, err = num(0)
+	case "reasoningRounds":
+		s.ReasoningRounds, err = num(0)
+	case "minimal":
+		s.Minimal, err = boolean()
+	case "debug":
+		s.Debug, err = boolean()
+	case "approve":
+		s.Approve, err = str()
+		if err == nil && s.Approve != ApproveAsk && s.Approve != ApproveEdits && s.Approve != ApproveAll {
+			err = fmt.Errorf("approve: want ask, edits or all, got %q", s.Approve)
+		}
+	case "modelsUrl":
+		s.ModelsURL, err = str()
+	default:
+		err = fmt.Errorf("unknown setting %q", name)
+	}
+	if err != nil {
+		return err
+	}
+	s.Sources[name] = from
+	return nil
+}

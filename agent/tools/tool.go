@@ -1,0 +1,102 @@
+// Package tools holds the agent's tools, one file per tool (DESIGN.md §4):
+// read, write, edit, bash, grep, glob, fetch_url and subagent. A tool error
+// the model can fix comes back as a Result with IsError set; a Go error means
+// something broke.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/reika-lsp/reika-lsp/ctxwin"
+)
+
+// Tool is one tool the model can call.
+type Tool interface {
+	// Spec is the definition sent in the fixed prefix of every request.
+	// It never changes during a session.
+	Spec() ctxwin.ToolSpec
+	// Run executes one call. args is the model's JSON arguments.
+	Run(ctx context.Context, env *Env, args json.RawMessage) (Result, error)
+}
+
+// Kind is the shape of a result, which decides what a shed keeps of it.
+type Kind string
+
+// Result kinds.
+const (
+	KindRead     Kind = "read"
+	KindWrite    Kind = "write"
+	KindEdit     Kind = "edit" // Text holds a unified diff
+	KindBash     Kind = "bash"
+	KindGrep     Kind = "grep"
+	KindGlob     Kind = "glob"
+	KindFetch    Kind = "fetch_url"
+	KindSubagent Kind = "subagent"
+)
+
+// Result is what a call returns to the agent.
+type Result struct {
+	Kind Kind
+	// Text is the result as the model sees it, before any cut to fit the
+	// window (the agent cuts, not the tool).
+	Text string
+	// IsError marks an error the model can fix (bad path, no match...).
+	IsError bool
+	// Summary is the one line a shed result collapses to, for example
+	// "Read src/a.ts lines 1-244 of 244" or "bash `go test ./...`: exit 1, 312 lines".
+	Summary string
+
+	// Path is the workspace-relative path a read, write or edit touched.
+	Path string
+	// StartLine, EndLine and TotalLines describe the range of a read
+	// (1-based, inclusive).
+	StartLine, EndLine, TotalLines int
+	// File is the whole content of the file a read read, so the agent can
+	// keep an outline of it when the read is shed.
+	File []byte
+
+	// SavedTo is the temp file holding the whole output of a long bash,
+	// grep, glob or fetch_url result, for the model to page through with
+	// read. Empty when nothing was saved.
+	SavedTo string
+	// URL is the page a fetch_url fetched; Query the pattern of a grep or glob.
+	URL, Query string
+}
+
+// Env is what tools may touch. The agent builds one per session.
+type Env struct {
+	// Root is the workspace root: absolute, symlinks resolved.
+	Root string
+	// Files reads and writes the workspace; open editor buffers win over disk.
+	Files Files
+	// Approve asks the user (or the approve setting) whether a call may run.
+	// It returns false when denied or unanswered.
+	Approve func(ctx context.Context, a Approval) bool
+	// TempDir is where long outputs are saved; it must be readable by the
+	// read tool (the agent allows paths under it).
+	TempDir string
+	// Subagent runs a child session on task and returns its report.
+	Subagent func(ctx context.Context, task string) (string, error)
+	// HTTP is the client of fetch_url; nil means http.DefaultClient.
+	HTTP *http.Client
+}
+
+// Files is the workspace's file access.
+type Files interface {
+	// ReadFile returns the content of an open buffer when the editor has one,
+	// else the file on disk. path is absolute.
+	ReadFile(path string) ([]byte, error)
+	// WriteFile replaces the file's content, through the editor when it can
+	// apply edits, else atomically on disk. path is absolute.
+	WriteFile(ctx context.Context, path string, content []byte) error
+}
+
+// Approval describes a call waiting for the user's consent.
+type Approval struct {
+	Tool    string // tool name
+	Kind    string // "edit", "command", "fetch" or "outside"
+	Summary string // one line: "edit src/a.go", "run `rm -rf build`"
+	Detail  string // the diff, the command, the URL
+}

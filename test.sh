@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Runs the whole test suite: Go (vet + tests), the VS Code extension's tests
+# and the Neovim plugin's tests in headless Neovim.
+#
+# With REIKA_TEST_STRICT=1 (as in .ci/run) a missing Node.js or Neovim fails
+# the run instead of skipping that part.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+strict=${REIKA_TEST_STRICT:-0}
+skip() {
+	if [ "$strict" = 1 ]; then
+		echo "test.sh: $1 (required: REIKA_TEST_STRICT=1)" >&2
+		exit 1
+	fi
+	echo "test.sh: SKIPPED: $1" >&2
+}
+
+echo "== go vet"
+go vet ./...
+echo "== go test"
+go test ./...
+
+# The editor tests drive the real binary.
+mkdir -p bin
+go build -o bin/reika-lsp ./cmd/reika-lsp
+export REIKA_LSP_BIN="$PWD/bin/reika-lsp"
+
+if [ -f editors/vscode/package.json ]; then
+	if command -v npm >/dev/null 2>&1; then
+		echo "== editors/vscode"
+		(cd editors/vscode && { [ -d node_modules ] || npm ci --no-audit --no-fund; } && npm test)
+	else
+		skip "npm not found: the VS Code extension's tests did not run"
+	fi
+fi
+
+if [ -f editors/nvim/tests/run.sh ]; then
+	if command -v nvim >/dev/null 2>&1; then
+		echo "== editors/nvim"
+		editors/nvim/tests/run.sh
+	else
+		skip "nvim not found: the Neovim plugin's tests did not run (apt-get install neovim)"
+	fi
+fi
+echo "test.sh: all tests passed"
