@@ -140,3 +140,43 @@ type CompactResult struct {
 	RecapTokens int    `json:"recapTokens,omitempty"`
 	Message     string `json:"message"`
 }
+
+// Service is one workspace's agent as a front end (the language server,
+// `reika-lsp run`) drives it. Methods may be called from any goroutine.
+type Service interface {
+	// Ask runs one turn and returns when it ends. Cancelling ctx stops the
+	// turn (status "cancelled"). A second Ask while a turn runs returns at
+	// once with status "error" and a message saying a turn is running.
+	Ask(ctx context.Context, p AskParams) AskResult
+	// Compact runs the note round and a fold now; with nothing to fold it
+	// says so ("Nothing to fold").
+	Compact(ctx context.Context) CompactResult
+	// Cancel stops the running turn; false when none runs.
+	Cancel() bool
+	// Status is the current status item.
+	Status() Status
+	// Save writes the whole conversation, unshed, as Markdown to path ("" =
+	// a file in the state directory) and returns the path written.
+	Save(path string) (string, error)
+	// NewSession starts a fresh session and returns its id.
+	NewSession() (string, error)
+	// HasTurns reports whether the session has at least one turn.
+	HasTurns() bool
+	// UpdateSettings applies changed settings.
+	UpdateSettings(Settings) error
+	// Close cancels a running turn and releases the session.
+	Close() error
+}
+
+// Options are what an agent is built from.
+type Options struct {
+	Workspace Workspace
+	Model     Model
+	Approver  Approver
+	Events    Events
+	Settings  Settings
+	// StateDir holds session logs; "" means $XDG_STATE_HOME/reika.
+	StateDir string
+	// Logf writes a log line (to stderr, never stdout); nil discards.
+	Logf func(format string, args ...any)
+}
