@@ -1,5 +1,7 @@
 package ctxwin
 
+import "encoding/json"
+
 // Role of a message in a chat completion request.
 const (
 	RoleSystem    = "system"
@@ -12,28 +14,28 @@ const (
 // It is what the engine receives; the history view (History) renders a
 // request as a slice of them.
 type Message struct {
-	Role    string
-	Content string
+	Role    string `json:"role"`
+	Content string `json:"content,omitempty"`
 	// Reasoning is the model's reasoning_content of an assistant message.
-	Reasoning string
+	Reasoning string `json:"reasoning,omitempty"`
 	// ToolCalls are the calls of an assistant message.
-	ToolCalls []ToolCall
+	ToolCalls []ToolCall `json:"toolCalls,omitempty"`
 	// ToolCallID names the call a tool message answers.
-	ToolCallID string
+	ToolCallID string `json:"toolCallId,omitempty"`
 }
 
 // ToolCall is one function call made by the model.
 type ToolCall struct {
-	ID        string
-	Name      string
-	Arguments string // JSON text, as the model produced it
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"` // JSON text, as the model produced it
 }
 
 // ToolSpec is one tool definition of the fixed prefix.
 type ToolSpec struct {
-	Name        string
-	Description string
-	Parameters  []byte // JSON Schema object
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"` // JSON Schema object
 }
 
 // Chars is the number of characters a message contributes to a request,
