@@ -1,0 +1,351 @@
+package ctxwin
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Recap is what a fold leaves of the items it folds: one message that
+// leads with the model's note. A new recap absorbs the previous one, so
+// recaps never stack.
+type Recap struct {
+	// Text is the recap as the model sees it.
+	Text string `json:"text"`
+	// Note is what the model wrote it had established, before the fold.
+	Note string `json:"note,omitempty"`
+	// Task is the prompt of turn TaskTurn, verbatim: the request the model
+	// is working on when it was folded. TaskResults are folded
+	// task-defining results, verbatim.
+	Task        string   `json:"task,omitempty"`
+	TaskTurn    int      `json:"taskTurn,omitempty"`
+	TaskResults []string `json:"taskResults,omitempty"`
+	// Requests are the user's earlier folded prompts, newest first.
+	Requests []string `json:"requests,omitempty"`
+	// Events is what happened in the folded items, newest first.
+	Events []string `json:"events,omitempty"`
+	// Files are the files touched, with the line ranges read.
+	Files []FileTouch `json:"files,omitempty"`
+	// Pages fetched and searches run, newest first.
+	Pages    []string `json:"pages,omitempty"`
+	Searches []string `json:"searches,omitempty"`
+	// FirstRound and LastRound are the rounds folded so far; Turns the
+	// last turn folded.
+	FirstRound int `json:"firstRound,omitempty"`
+	LastRound  int `json:"lastRound,omitempty"`
+}
+
+// FileTouch is one file the folded items touched.
+type FileTouch struct {
+	Path    string      `json:"path"`
+	Read    []LineRange `json:"read,omitempty"`
+	Edited  bool        `json:"edited,omitempty"`
+	Written bool        `json:"written,omitempty"`
+}
+
+// LineRange is a 1-based inclusive range of lines.
+type LineRange struct{ From, To int }
+
+// buildRecap folds items (the oldest first) into a recap that absorbs old.
+// currentTurn is the turn in progress: its prompt is the task.
+func buildRecap(old *Recap, items []*Item, note string, currentTurn int) *Recap {
+	rc := &Recap{Note: strings.TrimSpace(note)}
+	if old != nil {
+		rc.FirstRound = old.FirstRound
+		rc.LastRound = old.LastRound
+	}
+	files := map[string]*FileTouch{}
+	var order []string
+	touch := func(path string) *FileTouch {
+		f, ok := files[path]
+		if !ok {
+			f = &FileTouch{Path: path}
+			files[path] = f
+			order = append(order, path)
+		}
+		return f
+	}
+	var events []string
+	for i := len(items) - 1; i >= 0; i-- {
+		it := items[i]
+		if !it.IsRound() {
+			if it.Turn == currentTurn {
+				rc.Task, rc.TaskTurn = it.Prompt, it.Turn
+				events = append(events, fmt.Sprintf("turn %d began with the task above", it.Turn))
+			} else {
+				rc.Requests = append(rc.Requests, it.Prompt)
+				events = append(events, fmt.Sprintf("turn %d began: the user asked %s", it.Turn, quote(it.Prompt, 160)))
+			}
+			continue
+		}
+		if rc.FirstRound == 0 || it.Round < rc.FirstRound {
+			rc.FirstRound = it.Round
+		}
+		rc.LastRound = max(rc.LastRound, it.Round)
+		// Results newest first within the round, then the reply.
+		for j := len(it.Results) - 1; j >= 0; j-- {
+			r := it.Results[j]
+			events = append(events, fmt.Sprintf("r%d %s", it.Round, eventLine(r)))
+			if r.Task {
+				rc.TaskResults = append(rc.TaskResults, r.Text)
+			}
+		}
+		if c := strings.TrimSpace(it.Assistant.Content); c != "" {
+			events = append(events, fmt.Sprintf("r%d assistant: %s", it.Round, quote(c, 240)))
+		}
+	}
+	// Files, pages and searches, oldest first so ranges merge in order.
+	for _, it := range items {
+		for _, r := range it.Results {
+			if r.IsError {
+				continue
+			}
+			switch r.Kind {
+			case KindRead:
+				if r.Path != "" {
+					f := touch(r.Path)
+					if r.StartLine > 0 {
+						f.Read = mergeRange(f.Read, LineRange{r.StartLine, r.EndLine})
+					}
+				}
+			case KindEdit:
+				if r.Path != "" {
+					touch(r.Path).Edited = true
+				}
+			case KindWrite:
+				if r.Path != "" {
+					touch(r.Path).Written = true
+				}
+			case KindFetch:
+				if r.URL != "" {
+					rc.Pages = prependUnique(rc.Pages, r.URL)
+				}
+			case KindGrep, KindGlob:
+				s := r.Summary
+				if s == "" {
+					s = r.Tool + " " + r.Query
+				}
+				rc.Searches = prependUnique(rc.Searches, s)
+			}
+		}
+	}
+	for _, p := range order {
+		rc.Files = append(rc.Files, *files[p])
+	}
+	rc.Events = events
+	if old != nil {
+		// Absorb the old recap: its note becomes an event, its lists follow.
+		if old.Note != "" {
+			rc.Events = append(rc.Events, "earlier note: "+quote(old.Note, 400))
+		}
+		rc.Events = append(rc.Events, old.Events...)
+		// The old task stays the task while its turn runs; after, it is an
+		// earlier request.
+		switch {
+		case old.Task != "" && old.TaskTurn == currentTurn && rc.Task == "":
+			rc.Task, rc.TaskTurn = old.Task, old.TaskTurn
+		case old.Task != "" && old.TaskTurn != currentTurn:
+			rc.Requests = append(rc.Requests, old.Task)
+		}
+		rc.Requests = append(rc.Requests, old.Requests...)
+		if old.TaskTurn == currentTurn {
+			rc.TaskResults = append(rc.TaskResults, old.TaskResults...)
+		}
+		rc.Files = mergeFiles(old.Files, rc.Files)
+		for i := len(old.Pages) - 1; i >= 0; i-- {
+			rc.Pages = appendUnique(rc.Pages, old.Pages[i])
+		}
+		for _, s := range old.Searches {
+			rc.Searches = appendUnique(rc.Searches, s)
+		}
+	}
+	return rc
+}
+
+// render writes the recap's Text within about budget bytes: the note and
+// the task always; then files, pages and searches within their shares;
+// then events, newest first, until the budget runs out.
+func (rc *Recap) render(budget int) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "<recap>\nRounds %d-%d of this session were folded into this recap to fit the context window. Their full results are gone; run a tool again to see one.\n", rc.FirstRound, rc.LastRound)
+	if rc.Note != "" {
+		b.WriteString("\n## Note written before the fold\n")
+		b.WriteString(capText(rc.Note, budget*3/10))
+		b.WriteString("\n")
+	}
+	if rc.Task != "" || len(rc.TaskResults) > 0 {
+		b.WriteString("\n## Task (verbatim)\n")
+		taskBudget := budget * 6 / 10
+		if rc.Task != "" {
+			b.WriteString(capText(rc.Task, taskBudget))
+			b.WriteString("\n")
+		}
+		for _, t := range rc.TaskResults {
+			room := taskBudget - b.Len()
+			if room < 200 {
+				break
+			}
+			b.WriteString("\n— task-defining result —\n")
+			b.WriteString(capText(t, room))
+			b.WriteString("\n")
+		}
+	}
+	lists := func(title string, lines []string, share int) {
+		if len(lines) == 0 {
+			return
+		}
+		var l strings.Builder
+		n := 0
+		for _, s := range lines {
+			line := "- " + s + "\n"
+			if l.Len()+len(line) > share {
+				break
+			}
+			l.WriteString(line)
+			n++
+		}
+		if n == 0 {
+			return
+		}
+		fmt.Fprintf(&b, "\n## %s\n%s", title, l.String())
+		if n < len(lines) {
+			fmt.Fprintf(&b, "- … %d more\n", len(lines)-n)
+		}
+	}
+	var files []string
+	for i := len(rc.Files) - 1; i >= 0; i-- {
+		files = append(files, rc.Files[i].String())
+	}
+	lists("Earlier requests (newest first)", quoteAll(rc.Requests, 300), budget*10/100)
+	lists("Files touched", files, budget*15/100)
+	lists("Pages fetched", rc.Pages, budget*5/100)
+	lists("Searches run", rc.Searches, budget*5/100)
+	const end = "</recap>"
+	rest := budget - b.Len() - len(end) - 40
+	lists("What happened (newest first)", rc.Events, rest)
+	b.WriteString(end)
+	rc.Text = b.String()
+}
+
+func (f FileTouch) String() string {
+	var parts []string
+	if len(f.Read) > 0 {
+		var rs []string
+		for _, r := range f.Read {
+			rs = append(rs, fmt.Sprintf("%d-%d", r.From, r.To))
+		}
+		parts = append(parts, "read lines "+strings.Join(rs, ", "))
+	}
+	if f.Written {
+		parts = append(parts, "written")
+	}
+	if f.Edited {
+		parts = append(parts, "edited")
+	}
+	if len(parts) == 0 {
+		return f.Path
+	}
+	return f.Path + ": " + strings.Join(parts, "; ")
+}
+
+// eventLine is one line for a folded result.
+func eventLine(r *Result) string {
+	s := r.Summary
+	if s == "" {
+		s = r.Tool + ": " + firstLine(r.Text, 160)
+	}
+	if r.IsError {
+		s += " (error: " + firstLine(r.Text, 160) + ")"
+	}
+	return s
+}
+
+// capText keeps text whole up to n bytes, else its start and end.
+func capText(text string, n int) string {
+	if len(text) <= n {
+		return text
+	}
+	return CutText(text, n, func(lines, bytes int) string {
+		return fmt.Sprintf("\n[… %d bytes cut to fit the recap …]\n", bytes)
+	})
+}
+
+func quoteAll(s []string, n int) []string {
+	out := make([]string, len(s))
+	for i, x := range s {
+		out[i] = quote(x, n)
+	}
+	return out
+}
+
+func quote(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		s = s[:validCut(s, n)] + "…"
+	}
+	return `"` + s + `"`
+}
+
+func mergeRange(rs []LineRange, r LineRange) []LineRange {
+	if r.To < r.From {
+		r.To = r.From
+	}
+	rs = append(rs, r)
+	sort.Slice(rs, func(i, j int) bool { return rs[i].From < rs[j].From })
+	out := rs[:1]
+	for _, x := range rs[1:] {
+		last := &out[len(out)-1]
+		if x.From <= last.To+1 {
+			last.To = max(last.To, x.To)
+		} else {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// mergeFiles merges newer touches into older ones, keeping first-touch order.
+func mergeFiles(older, newer []FileTouch) []FileTouch {
+	out := append([]FileTouch(nil), older...)
+	for _, n := range newer {
+		found := false
+		for i := range out {
+			if out[i].Path == n.Path {
+				for _, r := range n.Read {
+					out[i].Read = mergeRange(out[i].Read, r)
+				}
+				out[i].Edited = out[i].Edited || n.Edited
+				out[i].Written = out[i].Written || n.Written
+				found = true
+				break
+			}
+		}
+		if !found {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func contains(s []string, x string) bool {
+	for _, y := range s {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func prependUnique(s []string, x string) []string {
+	if contains(s, x) {
+		return s
+	}
+	return append([]string{x}, s...)
+}
+
+func appendUnique(s []string, x string) []string {
+	if contains(s, x) {
+		return s
+	}
+	return append(s, x)
+}

@@ -1,0 +1,359 @@
+package ctxwin
+
+// Result kinds: the shape of a tool result decides what a shed keeps.
+const (
+	KindRead     = "read"
+	KindWrite    = "write"
+	KindEdit     = "edit" // a unified diff
+	KindBash     = "bash"
+	KindGrep     = "grep"
+	KindGlob     = "glob"
+	KindFetch    = "fetch_url"
+	KindSubagent = "subagent"
+)
+
+// Result is one tool result in the history. Text is never changed: the
+// transcript and reika.save keep it whole. What the model sees is Shown().
+type Result struct {
+	CallID  string `json:"callId"`
+	Tool    string `json:"tool"`
+	Kind    string `json:"kind,omitempty"`
+	Text    string `json:"text"`
+	IsError bool   `json:"isError,omitempty"`
+	// Summary is the one line the result collapses to when shed.
+	Summary string `json:"summary,omitempty"`
+	// Path, StartLine, EndLine and TotalLines describe a read, write or edit.
+	Path       string `json:"path,omitempty"`
+	StartLine  int    `json:"startLine,omitempty"`
+	EndLine    int    `json:"endLine,omitempty"`
+	TotalLines int    `json:"totalLines,omitempty"`
+	// SavedTo is the temp file holding the whole output of a long result.
+	SavedTo string `json:"savedTo,omitempty"`
+	// URL is the page a fetch fetched; Query the pattern a grep or glob ran.
+	URL   string `json:"url,omitempty"`
+	Query string `json:"query,omitempty"`
+	// Task marks the payload that defined the task: it is never shed, and
+	// goes first when a round's results share the room.
+	Task bool `json:"task,omitempty"`
+
+	// Cut and Shed say what happened to the result; View is then what the
+	// model sees instead of Text.
+	Cut  bool   `json:"cut,omitempty"`
+	Shed bool   `json:"shed,omitempty"`
+	View string `json:"view,omitempty"`
+
+	// Source is the file a read read, kept in memory for its outline.
+	Source []byte `json:"-"`
+}
+
+// Shown is the result as the model sees it.
+func (r *Result) Shown() string {
+	if r.Cut || r.Shed {
+		return r.View
+	}
+	return r.Text
+}
+
+// Item is one unit of the conversation: a turn's prompt, or a round (one
+// model reply with the results of its tool calls). A round is never split:
+// a tool call and its result stay together.
+type Item struct {
+	Turn  int `json:"turn"`
+	Round int `json:"round,omitempty"` // global round number; 0 for a prompt
+	// Prompt is the user's message that opens a turn (prompt items).
+	Prompt string `json:"prompt,omitempty"`
+	// Assistant is the model's reply (round items).
+	Assistant Message   `json:"assistant,omitzero"`
+	Results   []*Result `json:"results,omitempty"`
+	// Notice is a context notice rendered after the item.
+	Notice string `json:"notice,omitempty"`
+	// ReasoningShed drops the reply's reasoning from what the model sees.
+	ReasoningShed bool `json:"reasoningShed,omitempty"`
+	// Calls, when set, are the reply's tool calls as the model sees them
+	// (large arguments shed); Assistant keeps the originals.
+	Calls []ToolCall `json:"calls,omitempty"`
+}
+
+// IsRound reports whether the item is a round rather than a prompt.
+func (it *Item) IsRound() bool { return it.Round > 0 }
+
+// messages renders the item.
+func (it *Item) messages(dst []Message) []Message {
+	if !it.IsRound() {
+		dst = append(dst, Message{Role: RoleUser, Content: it.Prompt})
+	} else {
+		a := it.Assistant
+		a.Role = RoleAssistant
+		if it.ReasoningShed {
+			a.Reasoning = ""
+		}
+		if it.Calls != nil {
+			a.ToolCalls = it.Calls
+		}
+		dst = append(dst, a)
+		for _, r := range it.Results {
+			dst = append(dst, Message{Role: RoleTool, ToolCallID: r.CallID, Content: r.Shown()})
+		}
+	}
+	if it.Notice != "" {
+		dst = append(dst, Message{Role: RoleUser, Content: it.Notice})
+	}
+	return dst
+}
+
+// History is the conversation as the model sees it: the fixed prefix, the
+// recap of folded items, and the items since. It renders the next request
+// and keeps the rendering append-only between shrink events: work on the
+// append path is in proportion to what is appended. Not safe for concurrent
+// use.
+type History struct {
+	// System is the system message: system prompt and bootstrap context.
+	System string `json:"system"`
+	// Tools are the tool definitions; fixed for the session.
+	Tools []ToolSpec `json:"tools"`
+	Items []*Item    `json:"items"`
+	// Folded is how many leading items the recap replaces.
+	Folded int    `json:"folded,omitempty"`
+	Recap  *Recap `json:"recap,omitempty"`
+
+	// The rendering cache. msgs holds the system message, the recap, the
+	// messages of Items[Folded:frozen] and, from tailStart on (when
+	// tailStart > 0), the last rendering of Items[frozen]. owner maps each
+	// message to its item (-1 system, -2 recap); chars and carried hold its
+	// size and whether a sent request carried it, summed in sumChars and
+	// sumCarried. Slices returned by Messages share msgs, so slots once
+	// returned are never overwritten.
+	msgs       []Message
+	owner      []int
+	chars      []int
+	carried    []bool
+	sumChars   int
+	sumCarried int
+	frozen     int
+	tailStart  int
+	valid      bool
+	// Every cached message before sentUpTo is carried.
+	sentUpTo int
+	// sentTools says a request carried the tool definitions.
+	sentTools bool
+	// est decides which messages earlier requests carried.
+	est *Estimator
+}
+
+// NewHistory starts a history with its fixed prefix.
+func NewHistory(system string, tools []ToolSpec) *History {
+	return &History{System: system, Tools: tools}
+}
+
+// Turns is the number of the last turn, 0 before the first.
+func (h *History) Turns() int {
+	if len(h.Items) == 0 {
+		return 0
+	}
+	return h.Items[len(h.Items)-1].Turn
+}
+
+// Rounds is the number of the last round, 0 before the first.
+func (h *History) Rounds() int {
+	for i := len(h.Items) - 1; i >= 0; i-- {
+		if h.Items[i].IsRound() {
+			return h.Items[i].Round
+		}
+	}
+	return h.foldedRounds()
+}
+
+func (h *History) foldedRounds() int {
+	if h.Recap != nil {
+		return h.Recap.LastRound
+	}
+	return 0
+}
+
+// Last is the newest item, nil when there is none.
+func (h *History) Last() *Item {
+	if len(h.Items) == 0 {
+		return nil
+	}
+	return h.Items[len(h.Items)-1]
+}
+
+// StartTurn opens a turn with the user's prompt.
+func (h *History) StartTurn(prompt string) *Item {
+	it := &Item{Turn: h.Turns() + 1, Prompt: prompt}
+	h.add(it)
+	return it
+}
+
+// AddRound appends the model's reply as a new round of the current turn.
+func (h *History) AddRound(reply Message) *Item {
+	turn := max(h.Turns(), 1)
+	reply.Role = RoleAssistant
+	it := &Item{Turn: turn, Round: h.Rounds() + 1, Assistant: reply}
+	h.add(it)
+	return it
+}
+
+// AddResult appends a tool result to the newest round.
+func (h *History) AddResult(r *Result) {
+	last := h.Last()
+	if last == nil || !last.IsRound() {
+		panic("ctxwin: AddResult without a round")
+	}
+	last.Results = append(last.Results, r)
+}
+
+// add appends an item. The previous newest item can no longer change on
+// the append path, so its messages join the cache.
+func (h *History) add(it *Item) {
+	h.Items = append(h.Items, it)
+	if !h.valid || h.frozen != len(h.Items)-2 {
+		h.invalidate()
+		return
+	}
+	h.renderTail()
+	h.frozen++
+	h.tailStart = 0
+}
+
+// push appends one message of item owner to the cache.
+func (h *History) push(m Message, owner int) {
+	n := m.Chars()
+	c := h.est != nil && h.est.Carried(m)
+	h.msgs = append(h.msgs, m)
+	h.owner = append(h.owner, owner)
+	h.chars = append(h.chars, n)
+	h.carried = append(h.carried, c)
+	h.sumChars += n
+	if c {
+		h.sumCarried += n
+	}
+}
+
+// renderTail renders Items[frozen] at the end of the cache, reusing the
+// previous rendering when it has not changed.
+func (h *History) renderTail() {
+	fresh := h.Items[h.frozen].messages(nil)
+	if h.tailStart > 0 {
+		if sameMessages(h.msgs[h.tailStart:], fresh) {
+			return
+		}
+		// Move to a new array rather than overwrite returned slots.
+		n := h.tailStart
+		for i := n; i < len(h.msgs); i++ {
+			h.sumChars -= h.chars[i]
+			if h.carried[i] {
+				h.sumCarried -= h.chars[i]
+			}
+		}
+		msgs := make([]Message, n, max(2*n, 16))
+		copy(msgs, h.msgs[:n])
+		h.msgs = msgs
+		h.owner = h.owner[:n]
+		h.chars = h.chars[:n]
+		h.carried = h.carried[:n]
+		h.sentUpTo = min(h.sentUpTo, n)
+	}
+	h.tailStart = len(h.msgs)
+	for _, m := range fresh {
+		h.push(m, h.frozen)
+	}
+}
+
+// invalidate makes the next Messages render everything afresh; every
+// change other than an append or a change to the newest item calls it.
+func (h *History) invalidate() {
+	h.valid = false
+	h.msgs, h.owner, h.chars, h.carried = nil, nil, nil, nil
+	h.sumChars, h.sumCarried = 0, 0
+	h.tailStart, h.sentUpTo = 0, 0
+}
+
+// Messages renders the next request's messages. The result must not be
+// modified; appending to it copies.
+func (h *History) Messages() []Message {
+	if !h.valid {
+		h.rebuild()
+	}
+	if h.frozen < len(h.Items) {
+		h.renderTail()
+	}
+	return h.msgs[:len(h.msgs):len(h.msgs)]
+}
+
+// rebuild renders the system message, the recap and every item but the
+// newest into the cache.
+func (h *History) rebuild() {
+	n := 2*(len(h.Items)-h.Folded) + 2
+	h.msgs = make([]Message, 0, n)
+	h.owner = make([]int, 0, n)
+	h.chars = make([]int, 0, n)
+	h.carried = make([]bool, 0, n)
+	h.sumChars, h.sumCarried = 0, 0
+	h.push(Message{Role: RoleSystem, Content: h.System}, -1)
+	if h.Recap != nil && h.Folded > 0 {
+		h.push(Message{Role: RoleUser, Content: h.Recap.Text}, -2)
+	}
+	h.frozen = max(h.Folded, len(h.Items)-1)
+	var buf []Message
+	for i := h.Folded; i < h.frozen; i++ {
+		buf = h.Items[i].messages(buf[:0])
+		for _, m := range buf {
+			h.push(m, i)
+		}
+	}
+	h.valid = true
+	h.tailStart, h.sentUpTo = 0, 0
+}
+
+// markSent records that a request carried every message now rendered.
+// Only messages not yet known to be carried are hashed.
+func (h *History) markSent() {
+	h.sentTools = true
+	if h.est == nil {
+		return
+	}
+	for i := h.sentUpTo; i < len(h.msgs); i++ {
+		if !h.carried[i] {
+			h.est.mark(h.msgs[i])
+			h.carried[i] = true
+			h.sumCarried += h.chars[i]
+		}
+	}
+	h.sentUpTo = len(h.msgs)
+}
+
+// Owner is the item index of message i of the last Messages, -1 for the
+// system message and -2 for the recap.
+func (h *History) Owner(i int) int {
+	if i < 0 || i >= len(h.owner) {
+		return -3
+	}
+	return h.owner[i]
+}
+
+func sameMessages(a, b []Message) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !a[i].Equal(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// Equal reports whether two messages have the same bytes.
+func (m Message) Equal(o Message) bool {
+	if m.Role != o.Role || m.Content != o.Content || m.Reasoning != o.Reasoning ||
+		m.ToolCallID != o.ToolCallID || len(m.ToolCalls) != len(o.ToolCalls) {
+		return false
+	}
+	for i := range m.ToolCalls {
+		if m.ToolCalls[i] != o.ToolCalls[i] {
+			return false
+		}
+	}
+	return true
+}
