@@ -14,6 +14,8 @@ type Recap struct {
 	Text string `json:"text"`
 	// Note is what the model wrote it had established, before the fold.
 	Note string `json:"note,omitempty"`
+	// EarlierNotes are the notes of the recaps this one absorbed, newest first.
+	EarlierNotes []string `json:"earlierNotes,omitempty"`
 	// Task is the prompt of turn TaskTurn, verbatim: the request the model
 	// is working on when it was folded. TaskResults are folded
 	// task-defining results, verbatim.
@@ -136,8 +138,9 @@ func buildRecap(old *Recap, items []*Item, note string, currentTurn int) *Recap 
 	if old != nil {
 		// Absorb the old recap: its note becomes an event, its lists follow.
 		if old.Note != "" {
-			rc.Events = append(rc.Events, "earlier note: "+quote(old.Note, 400))
+			rc.EarlierNotes = append(rc.EarlierNotes, old.Note)
 		}
+		rc.EarlierNotes = append(rc.EarlierNotes, old.EarlierNotes...)
 		rc.Events = append(rc.Events, old.Events...)
 		// The old task stays the task while its turn runs; after, it is an
 		// earlier request.
@@ -162,9 +165,10 @@ func buildRecap(old *Recap, items []*Item, note string, currentTurn int) *Recap 
 	return rc
 }
 
-// render writes the recap's Text within about budget bytes: the note and
-// the task always; then files, pages and searches within their shares;
-// then events, newest first, until the budget runs out.
+// render writes the recap's Text within about budget bytes plus the task
+// definition, which is kept verbatim: the note (cut to 30% of the budget),
+// the task; then earlier notes and requests, files, pages and searches
+// within their shares; then events, newest first, until the budget runs out.
 func (rc *Recap) render(budget int) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "<recap>\nRounds %d-%d of this session were folded into this recap to fit the context window. Their full results are gone; run a tool again to see one.\n", rc.FirstRound, rc.LastRound)
@@ -173,22 +177,21 @@ func (rc *Recap) render(budget int) {
 		b.WriteString(capText(rc.Note, budget*3/10))
 		b.WriteString("\n")
 	}
+	// The task definition is kept verbatim whatever its size; the budget
+	// applies to the rest.
 	if rc.Task != "" || len(rc.TaskResults) > 0 {
+		start := b.Len()
 		b.WriteString("\n## Task (verbatim)\n")
-		taskBudget := budget * 6 / 10
 		if rc.Task != "" {
-			b.WriteString(capText(rc.Task, taskBudget))
+			b.WriteString(rc.Task)
 			b.WriteString("\n")
 		}
 		for _, t := range rc.TaskResults {
-			room := taskBudget - b.Len()
-			if room < 200 {
-				break
-			}
 			b.WriteString("\n— task-defining result —\n")
-			b.WriteString(capText(t, room))
+			b.WriteString(t)
 			b.WriteString("\n")
 		}
+		budget += b.Len() - start // what the task took does not count
 	}
 	lists := func(title string, lines []string, share int) {
 		if len(lines) == 0 {
@@ -216,6 +219,7 @@ func (rc *Recap) render(budget int) {
 	for i := len(rc.Files) - 1; i >= 0; i-- {
 		files = append(files, rc.Files[i].String())
 	}
+	lists("Earlier notes (newest first)", quoteAll(rc.EarlierNotes, 600), budget*15/100)
 	lists("Earlier requests (newest first)", quoteAll(rc.Requests, 300), budget*10/100)
 	lists("Files touched", files, budget*15/100)
 	lists("Pages fetched", rc.Pages, budget*5/100)

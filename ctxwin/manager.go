@@ -451,6 +451,7 @@ func (m *Manager) plan(b Budget, reason, note string) *Event {
 		switch u.result {
 		case ShedReasoning, ShedArguments:
 			s := stateOf(u.item)
+			old := assistantNow(u.item)
 			if u.result == ShedReasoning {
 				if s.reasoningShed {
 					return
@@ -461,7 +462,6 @@ func (m *Manager) plan(b Budget, reason, note string) *Event {
 				s.calls = shedArguments(it.Assistant.ToolCalls)
 				ev.Shed = append(ev.Shed, ShedChange{Item: u.item, Result: ShedArguments, Calls: s.calls})
 			}
-			old := assistantNow(u.item)
 			now := assistantCost(u.item, s)
 			currentAssistant[u.item] = now
 			delta := now - old
@@ -539,6 +539,9 @@ func (m *Manager) plan(b Budget, reason, note string) *Event {
 	}
 	if len(ev.Shed) == 0 && ev.Fold == nil {
 		return nil
+	}
+	if ev.Notice != "" && h.Items[last].Notice != ev.Notice {
+		total += m.Est.Tokens(len(RoleUser)+len(ev.Notice), false)
 	}
 	ev.After = total
 	return ev
