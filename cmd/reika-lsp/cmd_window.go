@@ -1,0 +1,141 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/reika-lsp/reika-lsp/agent"
+	"github.com/reika-lsp/reika-lsp/ctxwin"
+)
+
+func init() {
+	register(command{name: "window", summary: "show how the context window is divided", run: runWindow})
+}
+
+const windowUsage = `usage: reika-lsp window [--window N] [--reserve N] [--json]
+
+Shows how a context window is divided: the usable window, the shed point and
+target, what a fold keeps, the recap and the repo map budgets, and a picture.
+
+  --window N    the window in tokens (default: the configured window,
+                REIKA_CONTEXT_WINDOW or the active profile)
+  --reserve N   the generation reserve in tokens (default: 2048, or
+                REIKA_MIN_GEN_TOKENS; at most a quarter of the window)
+  --json        print one JSON object instead
+`
+
+func runWindow(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("window", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	windowFlag := fs.String("window", "", "")
+	reserveFlag := fs.String("reserve", "", "")
+	asJSON := fs.Bool("json", false, "")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			fmt.Fprint(stdout, windowUsage)
+			return 0
+		}
+		fmt.Fprintf(stderr, "reika-lsp window: %v\n", err)
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "reika-lsp window: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	settings, err := agent.LoadSettings(agent.SettingsSource{})
+	if err != nil {
+		fmt.Fprintf(stderr, "reika-lsp window: %v\n", err)
+		return 2
+	}
+
+	window, source := settings.ContextWindow, describeSource(settings, "contextWindow")
+	if *windowFlag != "" {
+		if window, err = tokens("--window", *windowFlag); err != nil {
+			fmt.Fprintf(stderr, "reika-lsp window: %v\n", err)
+			return 2
+		}
+		source = "--window"
+	}
+	if window <= 0 {
+		fmt.Fprintln(stderr, "reika-lsp window: no window configured: pass --window N or set REIKA_CONTEXT_WINDOW")
+		return 2
+	}
+	reserve := ctxwin.Reserve{Pinned: settings.MinGenTokens}.Tokens(window)
+	if *reserveFlag != "" {
+		if reserve, err = tokens("--reserve", *reserveFlag); err != nil {
+			fmt.Fprintf(stderr, "reika-lsp window: %v\n", err)
+			return 2
+		}
+	}
+	if err := ctxwin.Validate(window, reserve); err != nil {
+		fmt.Fprintf(stderr, "reika-lsp window: %v\n", err)
+		return 2
+	}
+	b := ctxwin.NewBudget(window, reserve)
+	if settings.RepoMapBudget > 0 {
+		b.RepoMapChars = settings.RepoMapBudget
+	}
+	if *asJSON {
+		out, _ := json.Marshal(b)
+		fmt.Fprintln(stdout, string(out))
+		return 0
+	}
+	printWindow(stdout, b, source)
+	return 0
+}
+
+// tokens parses a positive token count.
+func tokens(flagName, s string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil {
+		return 0, fmt.Errorf("%s: %q is not a whole number of tokens", flagName, s)
+	}
+	if n <= 0 && flagName == "--window" {
+		return 0, fmt.Errorf("--window must be a positive number of tokens, got %d", n)
+	}
+	if n < 0 {
+		return 0, fmt.Errorf("%s must not be negative, got %d", flagName, n)
+	}
+	return n, nil
+}
+
+// describeSource says where a setting came from, for the user.
+func describeSource(s agent.Settings, name string) string {
+	switch src := s.Sources[name]; {
+	case src == "env":
+		return agent.EnvName(name)
+	case strings.HasPrefix(src, "profile"):
+		return fmt.Sprintf("[profiles.%s] in %s", s.Profile, agent.ConfigFilePath())
+	case src == "":
+		return "not configured"
+	default:
+		return src
+	}
+}
+
+func printWindow(w io.Writer, b ctxwin.Budget, source string) {
+	fmt.Fprintf(w, "A %s window (%d tokens, from %s) with a %d-token reserve\n\n", ctxwin.FormatTokens(b.Window), b.Window, source, b.Reserve)
+	rows := []struct {
+		name  string
+		value int
+		what  string
+	}{
+		{"usable", b.Usable, "window − reserve"},
+		{"shed point", b.ShedPoint, "0.9 × usable: a request this large sheds old output…"},
+		{"shed target", b.ShedTarget, "0.63 × usable: …down to this"},
+		{"fold keeps", b.FoldKeeps, "0.3 × usable: recent rounds a fold keeps verbatim"},
+		{"recap", b.Recap, "0.1 × usable: the recap of everything older"},
+		{"repo map chars", b.RepoMapChars, "characters of repo map in the fixed prefix"},
+	}
+	for _, r := range rows {
+		fmt.Fprintf(w, "  %-15s %7d   %s\n", r.name, r.value, r.what)
+	}
+	fmt.Fprintln(w)
+	for _, line := range strings.Split(strings.TrimRight(ctxwin.Picture(b, fixedPrefixTokens(b), 64), "\n"), "\n") {
+		fmt.Fprintln(w, "  "+line)
+	}
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func run(t *testing.T, env map[string]string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	for _, k := range []string{"REIKA_CONTEXT_WINDOW", "REIKA_MIN_GEN_TOKENS", "REIKA_REPO_MAP_BUDGET", "REIKA_PROFILE"} {
+		t.Setenv(k, "")
+	}
+	for k, v := range env {
+		t.Setenv(k, v)
+	}
+	var out, errb bytes.Buffer
+	code = dispatch(args, &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func TestWindowSeedTable(t *testing.T) {
+	tests := []struct {
+		window, reserve string
+		want            map[string]int
+	}{
+		{"16000", "2048", map[string]int{"shedPoint": 12556, "shedTarget": 8789, "foldKeeps": 4185, "recap": 1395, "repoMapChars": 3200}},
+		{"24000", "2048", map[string]int{"shedPoint": 19756, "shedTarget": 13829, "foldKeeps": 6585, "recap": 2195, "repoMapChars": 4800}},
+		{"24000", "6144", map[string]int{"shedPoint": 16070, "shedTarget": 11249, "foldKeeps": 5356, "recap": 1785, "repoMapChars": 4800}},
+		{"32000", "2048", map[string]int{"shedPoint": 26956, "shedTarget": 18869, "foldKeeps": 8985, "recap": 2995, "repoMapChars": 6400}},
+		{"128000", "2048", map[string]int{"shedPoint": 113356, "shedTarget": 79349, "foldKeeps": 37785, "recap": 12595, "repoMapChars": 12000}},
+	}
+	for _, tt := range tests {
+		out, errs, code := run(t, nil, "window", "--window", tt.window, "--reserve", tt.reserve, "--json")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		var got map[string]any
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatalf("--json printed %q: %v", out, err)
+		}
+		for _, k := range []string{"window", "reserve", "usable", "shedPoint", "shedTarget", "foldKeeps", "recap", "repoMapChars"} {
+			if _, ok := got[k].(float64); !ok {
+				t.Errorf("field %s missing or not a number in %s", k, out)
+			}
+		}
+		for k, v := range tt.want {
+			if int(got[k].(float64)) != v {
+				t.Errorf("window %s reserve %s: %s = %v, want %d", tt.window, tt.reserve, k, got[k], v)
+			}
+		}
+	}
+}
+
+func TestWindowTableAndPicture(t *testing.T) {
+	out, _, code := run(t, nil, "window", "--window", "24000", "--reserve", "6144")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"usable            17856", "shed point        16070", "shed target       11249",
+		"fold keeps         5356", "recap              1785", "repo map chars     4800", "from --window", "▓", "█", "│"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestWindowFromSetting(t *testing.T) {
+	out, _, code := run(t, map[string]string{"REIKA_CONTEXT_WINDOW": "32000"}, "window")
+	if code != 0 || !strings.Contains(out, "from REIKA_CONTEXT_WINDOW") || !strings.Contains(out, "shed point        26956") {
+		t.Errorf("exit %d, output:\n%s", code, out)
+	}
+	out, _, _ = run(t, map[string]string{"REIKA_CONTEXT_WINDOW": "32000", "REIKA_MIN_GEN_TOKENS": "4000"}, "window", "--json")
+	if !strings.Contains(out, `"reserve":4000`) {
+		t.Errorf("REIKA_MIN_GEN_TOKENS does not pin the reserve: %s", out)
+	}
+}
+
+func TestWindowBadInput(t *testing.T) {
+	for _, args := range [][]string{
+		{"window", "--window", "-5"},
+		{"window", "--window", "24000", "--reserve", "24000"},
+		{"window", "--window", "24000", "--reserve", "30000"},
+		{"window", "--window", "abc"},
+		{"window", "--window", "24000", "--reserve", "1.5k"},
+		{"window", "--bogus"},
+		{"window"}, // nothing configured
+	} {
+		out, errs, code := run(t, nil, args...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+		if out != "" || strings.Count(strings.TrimSpace(errs), "\n") != 0 || errs == "" {
+			t.Errorf("%v: want one line on stderr and nothing on stdout, got stdout %q stderr %q", args, out, errs)
+		}
+	}
+}
