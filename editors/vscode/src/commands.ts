@@ -248,6 +248,7 @@ const statusActions: Factory = (ctx) => async () => {
 		ask: ask(ctx),
 		restart: restart(ctx),
 		log: showLog(ctx),
+		settings: () => ctx.openServerPathSetting(),
 	};
 	await run[pick.id]();
 };

@@ -119,11 +119,11 @@ export class Ctx implements vscode.Disposable {
 		try {
 			await client.start();
 		} catch (e) {
+			// The languageclient has shown its own message with a link to the
+			// log; the status item keeps the reason.
 			const msg = e instanceof Error ? e.message : String(e);
 			this.status.problem('failed to start', `${found.path}: ${msg}`);
-			void vscode.window
-				.showErrorMessage(`Reika: ${found.path} failed to start: ${msg}`, 'Show Log', 'Open Settings')
-				.then((pick) => this.handleProblemPick(pick));
+			this.log.appendLine(`${found.path} failed to start: ${msg}`);
 			return;
 		}
 		// A late-attaching item asks once; the server also pushes it.
@@ -153,6 +153,10 @@ export class Ctx implements vscode.Disposable {
 	async restart(): Promise<void> {
 		await this.stop();
 		await this.start();
+	}
+
+	openServerPathSetting(): void {
+		this.handleProblemPick('Open Settings');
 	}
 
 	showLog(): void {

@@ -82,18 +82,19 @@ export function tooltipMarkdown(s: Status): string {
 
 /** An action the status item's click offers. */
 export interface MenuAction {
-	id: 'compact' | 'cancel' | 'transcript' | 'ask' | 'restart' | 'log';
+	id: 'compact' | 'cancel' | 'transcript' | 'ask' | 'restart' | 'log' | 'settings';
 	label: string;
 	description?: string;
 }
 
 /** The status item's click menu. Without a running server only the actions
- * that can help (restart, log) are offered. */
+ * that can help (restart, log, the serverPath setting) are offered. */
 export function statusMenu(s: Status | undefined, running: boolean): MenuAction[] {
 	if (!running) {
 		return [
 			{ id: 'restart', label: '$(debug-restart) Restart the server' },
 			{ id: 'log', label: '$(output) Show the server log' },
+			{ id: 'settings', label: '$(gear) Set reika.serverPath' },
 			{ id: 'transcript', label: '$(book) Show transcript' },
 		];
 	}

@@ -89,6 +89,6 @@ test('the click menu offers compact, cancel and the transcript', () => {
 	// A stopped server can only be restarted or inspected.
 	assert.deepEqual(
 		statusMenu(undefined, false).map((a) => a.id),
-		['restart', 'log', 'transcript'],
+		['restart', 'log', 'settings', 'transcript'],
 	);
 });
