@@ -69,17 +69,21 @@ export function backgroundColorId(level: Level): string | undefined {
 
 /** Icons (codicons) of the status bar item. */
 export const Icons = {
+	approval: '$(bell-dot)',
 	busy: '$(loading~spin)',
 	ok: '$(sparkle)',
 	warning: '$(warning)',
 	error: '$(error)',
 } as const;
 
-/** The status bar item's text: a spinner while busy, else the level's icon,
- * then the chip. */
-export function statusBarText(s: Status): string {
-	const icon = s.busy ? Icons.busy : Icons[levelOf(s)];
+/** The status bar item's text: a bell while an approval waits for the
+ * user, a spinner while busy, else the level's icon; then the chip. */
+export function statusBarText(s: Status, approvalsWaiting = 0): string {
 	const chip = s.text.trim() !== '' ? s.text.trim() : chipText(s);
+	if (approvalsWaiting > 0) {
+		return `${Icons.approval} ${chip} · approval needed`;
+	}
+	const icon = s.busy ? Icons.busy : Icons[levelOf(s)];
 	return `${icon} ${chip}`;
 }
 

@@ -236,12 +236,13 @@ const restart: Factory = (ctx) => () => ctx.restart();
 const showLog: Factory = (ctx) => () => ctx.showLog();
 
 const statusActions: Factory = (ctx) => async () => {
-	const items = statusMenu(ctx.currentStatus(), ctx.isRunning());
+	const items = statusMenu(ctx.currentStatus(), ctx.isRunning(), ctx.approvalsWaiting());
 	const pick = await vscode.window.showQuickPick(items, { title: 'Reika', placeHolder: ctx.currentStatus()?.text });
 	if (pick === undefined) {
 		return;
 	}
 	const run: Record<typeof pick.id, () => unknown> = {
+		approvals: () => vscode.commands.executeCommand('notifications.showList'),
 		compact: compact(ctx),
 		cancel: cancel(ctx),
 		transcript: showTranscript(ctx),

@@ -9,7 +9,11 @@ import {
 	LanguageClient,
 	LanguageClientOptions,
 	ResponseError,
+	MessageActionItem,
+	MessageType,
 	ServerOptions,
+	ShowMessageRequest,
+	ShowMessageRequestParams,
 	State,
 	TransportKind,
 } from 'vscode-languageclient/node';
@@ -74,6 +78,10 @@ export class Ctx implements vscode.Disposable {
 
 	currentStatus(): Status | undefined {
 		return this.status.status;
+	}
+
+	approvalsWaiting(): number {
+		return this.status.approvalsWaiting;
 	}
 
 	revealOnAsk(): boolean {
@@ -294,6 +302,17 @@ export class Ctx implements vscode.Disposable {
 				this.transcript.add(ev);
 			}
 		});
+		// Approvals: shown as the languageclient would (a notification with
+		// the actions, never modal, so a stray Enter cannot allow anything),
+		// and counted on the status item while they wait.
+		client.onRequest(ShowMessageRequest.type, async (params) => {
+			this.status.approval(1);
+			try {
+				return (await showMessageRequest(params)) ?? null;
+			} finally {
+				this.status.approval(-1);
+			}
+		});
 		client.onDidChangeState((e) => {
 			if (this.client !== client) {
 				return;
@@ -305,5 +324,17 @@ export class Ctx implements vscode.Disposable {
 			}
 		});
 		return client;
+	}
+}
+
+function showMessageRequest(params: ShowMessageRequestParams): Thenable<MessageActionItem | undefined> {
+	const actions = params.actions ?? [];
+	switch (params.type) {
+		case MessageType.Error:
+			return vscode.window.showErrorMessage(params.message, ...actions);
+		case MessageType.Warning:
+			return vscode.window.showWarningMessage(params.message, ...actions);
+		default:
+			return vscode.window.showInformationMessage(params.message, ...actions);
 	}
 }

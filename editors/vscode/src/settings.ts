@@ -38,8 +38,9 @@ export const ExtensionSettings = {
 	revealOnAsk: 'transcript.revealOnAsk',
 } as const;
 
-/** Changing these needs a server restart. */
-export const RestartSettings: readonly string[] = [ExtensionSettings.serverPath, ExtensionSettings.trace];
+/** Changing these needs a server restart (the languageclient applies
+ * trace.server by itself). */
+export const RestartSettings: readonly string[] = [ExtensionSettings.serverPath];
 
 export const ApproveModes = ['ask', 'edits', 'all'] as const;
 

@@ -10,6 +10,7 @@ import { escapeMarkdown, tooltipMarkdown } from './tooltip';
 export class StatusItem implements vscode.Disposable {
 	private readonly item: vscode.StatusBarItem;
 	private current: Status | undefined;
+	private waiting = 0;
 
 	constructor() {
 		this.item = vscode.window.createStatusBarItem(StatusItemId, vscode.StatusBarAlignment.Right, 100);
@@ -26,8 +27,27 @@ export class StatusItem implements vscode.Disposable {
 
 	set(s: Status): void {
 		this.current = s;
-		this.item.text = statusBarText(s);
-		this.item.tooltip = markdown(tooltipMarkdown(s));
+		this.render();
+	}
+
+	/** Approvals (window/showMessageRequest) waiting for the user. */
+	get approvalsWaiting(): number {
+		return this.waiting;
+	}
+
+	/** Counts an approval prompt in (+1) or out (-1). */
+	approval(delta: 1 | -1): void {
+		this.waiting = Math.max(0, this.waiting + delta);
+		this.render();
+	}
+
+	private render(): void {
+		const s = this.current;
+		if (s === undefined) {
+			return;
+		}
+		this.item.text = statusBarText(s, this.waiting);
+		this.item.tooltip = markdown(tooltipMarkdown(s, this.waiting));
 		this.color(backgroundColorId(s.level));
 	}
 

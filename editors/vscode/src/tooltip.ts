@@ -42,10 +42,13 @@ function tokens(n: number): string {
  * reserve, shed point, shed target, where the window came from, the model)
  * kept as preformatted text, and what a click does. Without a breakdown from
  * the server it is built from the status fields. */
-export function tooltipMarkdown(s: Status): string {
+export function tooltipMarkdown(s: Status, approvalsWaiting = 0): string {
 	const chip = s.text.trim() !== '' ? s.text.trim() : chipText(s);
 	const parts: string[] = [`**Reika** · ${escapeMarkdown(chip)}`];
 	const level = levelOf(s);
+	if (approvalsWaiting > 0) {
+		parts.push('$(bell-dot) Reika is waiting for your approval: see the notification.');
+	}
 	if (s.busy) {
 		parts.push('$(loading~spin) A turn is running.');
 	}
@@ -82,14 +85,14 @@ export function tooltipMarkdown(s: Status): string {
 
 /** An action the status item's click offers. */
 export interface MenuAction {
-	id: 'compact' | 'cancel' | 'transcript' | 'ask' | 'restart' | 'log' | 'settings';
+	id: 'approvals' | 'compact' | 'cancel' | 'transcript' | 'ask' | 'restart' | 'log' | 'settings';
 	label: string;
 	description?: string;
 }
 
 /** The status item's click menu. Without a running server only the actions
  * that can help (restart, log, the serverPath setting) are offered. */
-export function statusMenu(s: Status | undefined, running: boolean): MenuAction[] {
+export function statusMenu(s: Status | undefined, running: boolean, approvalsWaiting = 0): MenuAction[] {
 	if (!running) {
 		return [
 			{ id: 'restart', label: '$(debug-restart) Restart the server' },
@@ -99,7 +102,10 @@ export function statusMenu(s: Status | undefined, running: boolean): MenuAction[
 		];
 	}
 	const busy = s?.busy === true;
+	const waiting: MenuAction[] =
+		approvalsWaiting > 0 ? [{ id: 'approvals', label: '$(bell-dot) Show the approval Reika is waiting for' }] : [];
 	return [
+		...waiting,
 		{
 			id: 'compact',
 			label: '$(fold) Compact context',

@@ -71,6 +71,11 @@ test('statusBarText uses the server text, a spinner while busy and a level icon'
 	assert.equal(statusBarText(status({ text: 'ctx 1k', window: null })), `${Icons.ok} ctx 1k`);
 });
 
+test('a waiting approval shows a bell, even while busy', () => {
+	assert.equal(statusBarText(status({ busy: true }), 1), `${Icons.approval} ctx 16k/24k (81% of 20k) · approval needed`);
+	assert.equal(statusBarText(status({ busy: true }), 0), `${Icons.busy} ctx 16k/24k (81% of 20k)`);
+});
+
 test('parseStatus accepts the wire shape and fills what is missing', () => {
 	const wire = {
 		text: 'ctx 16k/24k (81% of 20k)',

@@ -73,6 +73,13 @@ test('server text cannot inject Markdown or icons', () => {
 	assert.ok(md.includes('\\[x\\]\\(command:evil\\) $\\(zap\\)'), md);
 });
 
+test('a waiting approval is explained and offered first in the menu', () => {
+	assert.ok(tooltipMarkdown(status(), 1).includes('waiting for your approval'));
+	assert.ok(!tooltipMarkdown(status(), 0).includes('waiting for your approval'));
+	assert.equal(statusMenu(status(), true, 2)[0]?.id, 'approvals');
+	assert.ok(!statusMenu(status(), true, 0).some((a) => a.id === 'approvals'));
+});
+
 test('every window source has words', () => {
 	for (const s of ['setting', 'endpoint', 'catalog', 'overflow', 'none'] as const) {
 		assert.ok(describeWindowSource(s).length > 5, s);
