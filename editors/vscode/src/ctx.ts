@@ -18,7 +18,7 @@ import {
 	TransportKind,
 } from 'vscode-languageclient/node';
 import { parseStatus } from './chip';
-import { ClientId, ClientName } from './ids';
+import { ClientId, ClientName, ExtensionCommands } from './ids';
 import {
 	executeCommandParams,
 	executeCommandType,
@@ -264,6 +264,17 @@ export class Ctx implements vscode.Disposable {
 			initializationOptions: () => initializationOptions(this.settings().settings),
 			synchronize: { configurationSection: SettingsSection },
 			middleware: {
+				// Compact context from the Source Action menu runs through our
+				// command, for the same cancellable progress as the palette's.
+				provideCodeActions: async (document, range, context, token, next) => {
+					const actions = await next(document, range, context, token);
+					return actions?.map((a) => {
+						if (a instanceof vscode.CodeAction && a.command?.command === ServerCommands.compact) {
+							a.command = { title: a.command.title, command: ExtensionCommands.compact };
+						}
+						return a;
+					});
+				},
 				workspace: {
 					// Answer for our section with the mapped settings: the raw
 					// configuration holds keys (serverPath, trace) and defaults

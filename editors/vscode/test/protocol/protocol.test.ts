@@ -144,9 +144,8 @@ test('the server keeps serving with the engine down', { timeout: 4 * hangGuardMs
 		const status = await s.execute(ServerCommands.status, []);
 		assert.equal(status.level, 'error', JSON.stringify(status));
 		await s.waitFor('status level error', () => (lastStatus(s)?.level === 'error' ? true : undefined));
-		assert.ok(
-			s.messages.some((m) => m.type === MessageType.Error),
-			`no window/showMessage Error for the unreachable engine: ${JSON.stringify(s.messages)}`,
+		await s.waitFor('a window/showMessage Error for the unreachable engine', () =>
+			s.messages.find((m) => m.type === MessageType.Error),
 		);
 
 		assert.equal(await s.shutdown(), 0, 'exit code after shutdown');
@@ -226,7 +225,10 @@ test('ask, status, code action and compact against the fake engine', { timeout: 
 		assert.equal(fs.readFileSync(path.join(root, 'out.txt'), 'utf8'), 'hello from the fake engine\n');
 
 		// Progress on our token: begin (cancellable) before any report, then end.
-		const prog = s.progress.get(token) ?? [];
+		const prog = await s.waitFor('the end of the turn\'s progress', () => {
+			const p = s.progress.get(token) ?? [];
+			return p[p.length - 1]?.kind === 'end' ? p : undefined;
+		});
 		assert.ok(prog.length >= 2, `progress on our token: ${JSON.stringify(prog)}`);
 		const begin = prog[0];
 		assert.equal(begin?.kind, 'begin');
