@@ -148,6 +148,9 @@ export class Ctx implements vscode.Disposable {
 		} catch (e) {
 			this.log.appendLine(`reika.status: ${e instanceof Error ? e.message : String(e)}`);
 		}
+		if (this.status.status === undefined && client.isRunning()) {
+			this.status.noStatusYet();
+		}
 	}
 
 	async stop(): Promise<void> {

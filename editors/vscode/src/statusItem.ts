@@ -10,7 +10,7 @@ import { escapeMarkdown, tooltipMarkdown } from './tooltip';
 export class StatusItem implements vscode.Disposable {
 	private readonly item: vscode.StatusBarItem;
 	private current: Status | undefined;
-	private waiting = 0;
+	private approvals = 0;
 
 	constructor() {
 		this.item = vscode.window.createStatusBarItem(StatusItemId, vscode.StatusBarAlignment.Right, 100);
@@ -32,12 +32,12 @@ export class StatusItem implements vscode.Disposable {
 
 	/** Approvals (window/showMessageRequest) waiting for the user. */
 	get approvalsWaiting(): number {
-		return this.waiting;
+		return this.approvals;
 	}
 
 	/** Counts an approval prompt in (+1) or out (-1). */
 	approval(delta: 1 | -1): void {
-		this.waiting = Math.max(0, this.waiting + delta);
+		this.approvals = Math.max(0, this.approvals + delta);
 		this.render();
 	}
 
@@ -46,8 +46,8 @@ export class StatusItem implements vscode.Disposable {
 		if (s === undefined) {
 			return;
 		}
-		this.item.text = statusBarText(s, this.waiting);
-		this.item.tooltip = markdown(tooltipMarkdown(s, this.waiting));
+		this.item.text = statusBarText(s, this.approvals);
+		this.item.tooltip = markdown(tooltipMarkdown(s, this.approvals));
 		this.color(backgroundColorId(s.level));
 	}
 
@@ -55,6 +55,13 @@ export class StatusItem implements vscode.Disposable {
 		this.current = undefined;
 		this.item.text = `${Icons.busy} reika`;
 		this.item.tooltip = 'Reika: starting the server…';
+		this.color(undefined);
+	}
+
+	/** The server runs but has not reported its context yet. */
+	noStatusYet(): void {
+		this.item.text = `${Icons.ok} reika`;
+		this.item.tooltip = 'Reika: the server is running and has not reported its context yet.';
 		this.color(undefined);
 	}
 
