@@ -97,7 +97,7 @@ function currentSelection(client: LanguageClient): Selection | undefined {
 }
 
 const ask: Factory = (ctx) => async (prompt?: unknown) => {
-	const client = ctx.runningClient();
+	const client = await ctx.runningClient();
 	if (client === undefined) {
 		return;
 	}
@@ -142,7 +142,7 @@ const ask: Factory = (ctx) => async (prompt?: unknown) => {
 };
 
 const compact: Factory = (ctx) => async () => {
-	const client = ctx.runningClient();
+	const client = await ctx.runningClient();
 	if (client === undefined) {
 		return;
 	}
@@ -161,7 +161,7 @@ const compact: Factory = (ctx) => async () => {
 };
 
 const cancel: Factory = (ctx) => async () => {
-	const client = ctx.runningClient();
+	const client = await ctx.runningClient();
 	if (client === undefined) {
 		return;
 	}
@@ -180,7 +180,7 @@ const cancel: Factory = (ctx) => async () => {
 };
 
 const save: Factory = (ctx) => async () => {
-	const client = ctx.runningClient();
+	const client = await ctx.runningClient();
 	if (client === undefined) {
 		return;
 	}
@@ -213,7 +213,7 @@ const save: Factory = (ctx) => async () => {
 };
 
 const newSession: Factory = (ctx) => async () => {
-	const client = ctx.runningClient();
+	const client = await ctx.runningClient();
 	if (client === undefined) {
 		return;
 	}

@@ -55,8 +55,13 @@ export class Ctx implements vscode.Disposable {
 		this.log = vscode.window.createOutputChannel(`${ClientName} Extension`);
 	}
 
-	/** The running client, or undefined after telling the user why not. */
-	runningClient(): LanguageClient | undefined {
+	/** The running client (waiting for one that is starting), or undefined
+	 * after telling the user why not. */
+	async runningClient(): Promise<LanguageClient | undefined> {
+		if (this.client?.state === State.Starting) {
+			// start() returns the start in progress; its failure is shown.
+			await this.client.start().catch(() => undefined);
+		}
 		if (this.client !== undefined && this.client.isRunning()) {
 			return this.client;
 		}
