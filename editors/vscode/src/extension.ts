@@ -1,0 +1,29 @@
+// The extension's entry point: build the context, register the command
+// table and the transcript document, start the server.
+
+import * as vscode from 'vscode';
+import { commandTable } from './commands';
+import { Ctx } from './ctx';
+import { ExtensionCommandKey, ExtensionCommands, TranscriptScheme } from './ids';
+
+let ctx: Ctx | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+	const c = new Ctx(context);
+	ctx = c;
+	context.subscriptions.push(
+		c,
+		vscode.workspace.registerTextDocumentContentProvider(TranscriptScheme, c.transcript),
+		vscode.workspace.onDidChangeConfiguration((e) => c.onConfigurationChange(e)),
+	);
+	for (const key of Object.keys(commandTable) as ExtensionCommandKey[]) {
+		context.subscriptions.push(vscode.commands.registerCommand(ExtensionCommands[key], commandTable[key](c)));
+	}
+	await c.start();
+}
+
+export async function deactivate(): Promise<void> {
+	const c = ctx;
+	ctx = undefined;
+	await c?.stop();
+}
