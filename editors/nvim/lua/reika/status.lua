@@ -27,6 +27,7 @@ end
 -- error groups take their colour from DiagnosticWarn/DiagnosticError (or
 -- WarningMsg/ErrorMsg) on the StatusLine background.
 function M.define_highlights()
+  M.highlights_defined = true
   vim.api.nvim_set_hl(0, 'ReikaStatus', { link = 'StatusLine', default = true })
   local bg = from_group({ 'StatusLine' }, 'bg')
   local ctermbg = from_group({ 'StatusLine' }, 'ctermbg')
@@ -63,6 +64,14 @@ function M.define_highlights()
   end
 end
 
+-- ensure_highlights defines the groups once (setup() redefines them on
+-- every ColorScheme).
+function M.ensure_highlights()
+  if not M.highlights_defined then
+    M.define_highlights()
+  end
+end
+
 -- redraw refreshes every statusline (and lualine, when loaded) and fires
 -- the User ReikaStatus autocmd.
 function M.redraw()
@@ -79,6 +88,7 @@ function M.update(client_id, status)
   if type(status) ~= 'table' then
     return
   end
+  M.ensure_highlights()
   M.by_client[client_id] = status
   M.last_client = client_id
   M.count = M.count + 1

@@ -36,6 +36,10 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "version" {
+		fmt.Println("lspdouble (reika-lsp test double)")
+		return
+	}
 	s := newServer(os.Stdin, os.Stdout)
 	os.Exit(s.serve())
 }
@@ -449,7 +453,7 @@ func (s *server) status() status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	w, sp := window, shedPoint
-	pct := s.size * 100 / shedPoint
+	pct := (s.size*100 + shedPoint/2) / shedPoint
 	level := "ok"
 	if pct >= 80 {
 		level = "warning"
