@@ -128,7 +128,8 @@ end
 
 -- code_actions lists the code actions offered at the cursor.
 function H.code_actions(t, only, timeout)
-  local params = vim.lsp.util.make_range_params()
+  local c = H.client()
+  local params = vim.lsp.util.make_range_params(0, c and c.offset_encoding or 'utf-16')
   params.context = { diagnostics = {}, only = only }
   local res = vim.lsp.buf_request_sync(0, 'textDocument/codeAction', params, timeout or 20000)
   t.truthy(res, 'textDocument/codeAction answered')

@@ -40,6 +40,18 @@ function M.get(client_id)
   return format.progress_text(client.messages.progress)
 end
 
+-- on_lsp_progress handles the data of an LspProgress autocmd: 0.10.0
+-- names the params `result`, later releases `params`.
+function M.on_lsp_progress(data, is_ours, on_change)
+  data = data or {}
+  local params = data.params or data.result
+  if not is_ours(data.client_id) or type(params) ~= 'table' then
+    return
+  end
+  update_entry(data.client_id, params.token, params.value)
+  on_change(data.client_id)
+end
+
 -- setup listens for progress of the clients is_ours accepts and calls
 -- on_change(client_id) for each update.
 function M.setup(group, is_ours, on_change)
@@ -50,11 +62,7 @@ function M.setup(group, is_ours, on_change)
     desc = 'reika: track turn progress',
     callback = function(args)
       if ev.event == 'LspProgress' then
-        local data = args.data or {}
-        if is_ours(data.client_id) and data.params then
-          update_entry(data.client_id, data.params.token, data.params.value)
-          on_change(data.client_id)
-        end
+        M.on_lsp_progress(args.data, is_ours, on_change)
         return
       end
       -- User LspProgressUpdate says nothing about which client: refresh ours.

@@ -47,7 +47,12 @@ local function set_lines(bufnr, first, last, lines, kinds)
   for i, kind in ipairs(kinds) do
     local group = groups[kind]
     if group then
-      vim.api.nvim_buf_add_highlight(bufnr, ns, group, first + i - 1, 0, -1)
+      local row = first + i - 1
+      vim.api.nvim_buf_set_extmark(bufnr, ns, row, 0, {
+        end_row = row,
+        end_col = #lines[i],
+        hl_group = group,
+      })
     end
   end
 end
