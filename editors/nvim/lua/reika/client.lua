@@ -18,6 +18,7 @@ M.views = {} -- root -> transcript view (kept across server restarts)
 M.messages = {} -- client id -> { {seq, type, message}, ... } (window/showMessage)
 M.message_seq = 0
 M.pending = {} -- client id -> functions to run once initialized
+M.failed = {} -- root -> true when its server failed; autostart skips it
 M.opts = nil -- the options in force (set by reika.setup, or defaults)
 
 local function opts()
@@ -174,6 +175,11 @@ end
 
 function M.on_exit(client_id, code, signal)
   local root = M.roots[client_id]
+  if root and code ~= 0 and signal ~= 15 then
+    -- Failed or crashed: don't restart it on every buffer switch (that
+    -- would repeat the failure); the next command starts it again.
+    M.failed[root] = true
+  end
   M.roots[client_id] = nil
   if root and M.by_root[root] == client_id then
     M.by_root[root] = nil
@@ -239,6 +245,7 @@ function M.start(root, bufnr)
   if vim.fn.isdirectory(root) ~= 1 then
     return nil, 'workspace root is not a directory: ' .. root
   end
+  M.failed[root] = nil
   local id = compat.start(M.make_config(root), attach, reuse)
   if not id then
     return nil, 'reika-lsp did not start (see :LspLog)'
@@ -252,7 +259,7 @@ end
 -- starting one when needed. Buffers outside any workspace are left alone.
 function M.autostart(bufnr)
   local root = M.root_for_buf(bufnr)
-  if not root then
+  if not root or M.failed[root] then
     return
   end
   local _, err = M.start(root, bufnr)

@@ -238,19 +238,20 @@ function Transcript:apply(ev)
   local b = self:find_open(key)
   if ev.delta == true then
     if b then
-      b.text = b.text .. text
-    elseif text == '' then
-      return edits
-    else
-      b = { key = key, kind = ev.kind, ev = ev, text = text, open = true }
-      edits[#edits + 1] = self:append_block(b, self:render_block(b))
+      edits[#edits + 1] = self:grow(b, text)
       return edits
     end
-  elseif b then
-    b.text = text
-    b.ev = ev
-    b.open = false
-  else
+    if text == '' then
+      return edits
+    end
+    b = { key = key, kind = ev.kind, ev = ev, text = '', open = true, raw = { '' } }
+    b.start, b.count = #self.lines, 0
+    self.blocks[#self.blocks + 1] = b
+    b.index = #self.blocks
+    edits[#edits + 1] = self:grow(b, text)
+    return edits
+  end
+  if not b then
     b = { key = key, kind = ev.kind, ev = ev, text = text, open = false }
     local lines = self:render_block(b)
     if #lines == 0 then
@@ -259,11 +260,51 @@ function Transcript:apply(ev)
     edits[#edits + 1] = self:append_block(b, lines)
     return edits
   end
+  -- The final event of a stream: render it whole, in place.
+  b.text = text
+  b.ev = ev
+  b.open = false
+  b.raw = nil
   local lines = self:render_block(b)
   local old = b.count
   b.count = #lines
   edits[#edits + 1] = self:splice(b.start, b.start + old, lines, b.kind, b.index)
   return edits
+end
+
+-- stream_line renders one line of a streamed block as format_event would.
+local function stream_line(kind, line)
+  if kind == kinds.reasoning then
+    return '| ' .. line
+  end
+  return line
+end
+
+-- grow appends a streamed chunk to an open block. Only its last line and
+-- the new ones change, so a long answer streams in constant time per
+-- chunk. Returns the edit.
+function Transcript:grow(b, text)
+  text = text:gsub('\r', '')
+  b.text = b.text .. text
+  local raw = b.raw
+  local from = #raw
+  local first = true
+  for piece in (text .. '\n'):gmatch('(.-)\n') do
+    if first then
+      raw[from] = raw[from] .. piece
+      first = false
+    else
+      raw[#raw + 1] = piece
+    end
+  end
+  local new = {}
+  for i = from, #raw do
+    new[#new + 1] = stream_line(b.kind, raw[i])
+  end
+  local old = b.count
+  b.count = #raw
+  local start = b.start + math.min(from - 1, old)
+  return self:splice(start, b.start + old, new, b.kind, b.index)
 end
 
 -- get_lines returns a copy of every line.

@@ -229,6 +229,19 @@ t.describe('commands', function()
 end)
 
 t.describe('code action', function()
+  t.it('works through Neovim\'s own workspace/executeCommand too', function()
+    -- Without the plugin's client-side command (as with a hand-made
+    -- vim.lsp config), Neovim 0.7.2 sends workspace/executeCommand itself.
+    local root, c = fresh()
+    ask('hello')
+    c.commands['reika.compact'] = nil
+    H.select_by({ codeaction = 'Compact context' })
+    vim.lsp.buf.code_action()
+    t.wait('the fold line', function()
+      return H.has_line(H.transcript(root), '^%[fold%] Folded 1 round') ~= nil
+    end)
+  end)
+
   t.it('is not offered before a turn, and respects context.only', function()
     fresh()
     t.eq({}, H.code_actions(t))
@@ -256,6 +269,26 @@ t.describe('server messages', function()
       return reika.statusline() == 'reika-lsp stopped'
     end)
     t.eq('error', reika.statusline_level())
+  end)
+
+  t.it('does not restart a failed server on every buffer switch, but a command does', function()
+    local _, c = fresh()
+    local root = client.roots[c.id]
+    reika.ask({ prompt = '[crash]' })
+    t.wait('the server to exit', function()
+      return vim.lsp.get_client_by_id(c.id) == nil
+    end)
+    t.wait('the exit to be handled', function()
+      return client.by_root[root] == nil
+    end)
+    vim.cmd('edit ' .. root .. '/other.txt')
+    vim.cmd('edit ' .. root .. '/main.txt')
+    t.eq(nil, client.by_root[root], 'no autostart after a crash')
+    vim.cmd('ReikaStatus')
+    t.wait('the command to start it again', function()
+      local again = client.by_root[root] and vim.lsp.get_client_by_id(client.by_root[root])
+      return again ~= nil and again.initialized
+    end)
   end)
 
   t.it('reports a missing binary clearly', function()
