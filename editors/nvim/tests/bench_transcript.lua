@@ -8,23 +8,34 @@ local v = tb.new('/bench', {})
 v:open('botright vsplit', false)
 local chunk = 'abcdefghij '
 local n = tonumber(os.getenv('N') or '4000')
+
+local function event(round, kind, text, delta)
+  return { session = 's', turn = 1, round = round, kind = kind, text = text, delta = delta }
+end
+
 local t0 = vim.loop.hrtime()
 for i = 1, n do
-  local text = chunk
-  if i % 8 == 0 then
-    text = text .. '\n'
-  end
-  v:apply({ session = 's', turn = 1, round = 1, kind = 'assistant', text = text, delta = true })
+  v:apply(event(1, 'assistant', i % 8 == 0 and chunk .. '\n' or chunk, true))
 end
 local t1 = vim.loop.hrtime()
-v:apply({ session = 's', turn = 1, round = 1, kind = 'assistant', text = string.rep(chunk, n), delta = false })
+v:apply(event(1, 'assistant', string.rep(chunk, n), false))
 local t2 = vim.loop.hrtime()
 for i = 1, n do
-  v:apply({ session = 's', turn = 1, round = i + 1, kind = 'tool_result', tool = 'read', text = 'x lines 1-3\n1\n2\n3', delta = false })
+  local ev = event(i + 1, 'tool_result', 'x lines 1-3\n1\n2\n3', false)
+  ev.tool = 'read'
+  v:apply(ev)
 end
 local t3 = vim.loop.hrtime()
-io.stdout:write(string.format(
-  '%d deltas (%d bytes): %.1f ms (%.3f ms/delta); final message: %.1f ms; %d tool results: %.1f ms (%.3f ms each); %d lines\n',
-  n, n * #chunk, (t1 - t0) / 1e6, (t1 - t0) / 1e6 / n, (t2 - t1) / 1e6, n, (t3 - t2) / 1e6, (t3 - t2) / 1e6 / n,
-  vim.api.nvim_buf_line_count(v.bufnr)
-))
+
+local function ms(a, b)
+  return (b - a) / 1e6
+end
+local stream = ms(t0, t1)
+local bytes = n * #chunk
+io.stdout:write(
+  string.format('%d deltas (%d bytes): %.1f ms (%.3f ms/delta)\n', n, bytes, stream, stream / n)
+)
+io.stdout:write(string.format('final message: %.1f ms\n', ms(t1, t2)))
+local results = ms(t2, t3)
+io.stdout:write(string.format('%d tool results: %.1f ms (%.3f ms each)\n', n, results, results / n))
+io.stdout:write(string.format('%d lines\n', vim.api.nvim_buf_line_count(v.bufnr)))

@@ -150,7 +150,11 @@ function H.watch_status()
     pattern = 'ReikaStatus',
     callback = function()
       local s = reika.status() or {}
-      history[#history + 1] = { text = reika.statusline(), level = reika.statusline_level(), busy = s.busy }
+      history[#history + 1] = {
+        text = reika.statusline(),
+        level = reika.statusline_level(),
+        busy = s.busy,
+      }
     end,
   })
   return history

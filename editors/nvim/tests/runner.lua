@@ -1,7 +1,8 @@
 -- A tiny test runner for headless Neovim: describe/it, assertions, and a
 -- summary line. run.sh starts one Neovim per spec file:
 --
---   nvim --headless -u NONE -i NONE -n -c "lua dofile('tests/runner.lua').main('tests/unit/x_spec.lua')"
+--   nvim --headless -u NONE -i NONE -n \
+--     -c "lua dofile('tests/runner.lua').main('tests/unit/x_spec.lua')"
 --
 -- Neovim exits 0 when every test passed, 1 when one failed and 77 when the
 -- file asked to be skipped as a whole (t.skip_file).
@@ -65,7 +66,10 @@ end
 
 function R.neq(unexpected, actual, what)
   if vim.deep_equal(unexpected, actual) then
-    fail(string.format('%sdid not expect %s', what and (what .. ': ') or '', vim.inspect(actual)), 2)
+    fail(
+      string.format('%sdid not expect %s', what and (what .. ': ') or '', vim.inspect(actual)),
+      2
+    )
   end
 end
 
@@ -84,7 +88,12 @@ end
 function R.matches(pattern, s, what)
   if type(s) ~= 'string' or not s:find(pattern) then
     fail(
-      string.format('%sexpected a match for %q in %s', what and (what .. ': ') or '', pattern, vim.inspect(s)),
+      string.format(
+        '%sexpected a match for %q in %s',
+        what and (what .. ': ') or '',
+        pattern,
+        vim.inspect(s)
+      ),
       2
     )
   end
@@ -108,7 +117,15 @@ function R.contains(list, v, what)
       return
     end
   end
-  fail(string.format('%s%s not in %s', what and (what .. ': ') or '', vim.inspect(v), vim.inspect(list)), 2)
+  fail(
+    string.format(
+      '%s%s not in %s',
+      what and (what .. ': ') or '',
+      vim.inspect(v),
+      vim.inspect(list)
+    ),
+    2
+  )
 end
 
 -- wait processes events until cond() is true. timeout_ms is a hang guard:
@@ -192,7 +209,15 @@ function R.main(file)
       end
     end
   end
-  out(string.format('%s: %d passed, %d failed, %d skipped', vim.fn.fnamemodify(file, ':t'), passed, failed, skipped))
+  out(
+    string.format(
+      '%s: %d passed, %d failed, %d skipped',
+      vim.fn.fnamemodify(file, ':t'),
+      passed,
+      failed,
+      skipped
+    )
+  )
   if failed > 0 then
     vim.cmd('cquit 1')
   elseif passed == 0 then

@@ -177,7 +177,10 @@ local function validate_transcript(v)
         return 'transcript.result_lines: want a whole number >= 0, got ' .. vim.inspect(x)
       end
     else
-      return string.format('transcript: unknown option %q; known: follow, open, open_on_ask, result_lines', k)
+      return string.format(
+        'transcript: unknown option %q; known: follow, open, open_on_ask, result_lines',
+        k
+      )
     end
   end
   return nil
@@ -239,8 +242,8 @@ function M.resolve(user)
   end
   for _, k in ipairs(sorted_keys(user)) do
     if validators[k] == nil then
-      return nil,
-        string.format('unknown option %q; known: %s', k, table.concat(sorted_keys(validators), ', '))
+      local known = table.concat(sorted_keys(validators), ', ')
+      return nil, string.format('unknown option %q; known: %s', k, known)
     end
     local err = validators[k](user[k])
     if err then

@@ -231,7 +231,8 @@ function Transcript:apply(ev)
     if #self.lines > 0 then
       table.insert(header, 1, '')
     end
-    edits[#edits + 1] = self:append_block({ key = '', kind = 'session', ev = ev, text = '' }, header)
+    local b = { key = '', kind = 'session', ev = ev, text = '' }
+    edits[#edits + 1] = self:append_block(b, header)
   end
   local key = key_of(ev)
   local text = type(ev.text) == 'string' and ev.text or ''

@@ -149,7 +149,10 @@ t.describe('ask', function()
       return H.has_line(H.transcript(root), '^> %[selection main.txt') ~= nil
     end)
     -- "gamma dé": é is one UTF-16 unit, so the end is character 8.
-    t.truthy(H.has_line(H.transcript(root), '^> %[selection main.txt 0:6%-1:8%]$'), vim.inspect(H.transcript(root)))
+    t.truthy(
+      H.has_line(H.transcript(root), '^> %[selection main.txt 0:6%-1:8%]$'),
+      vim.inspect(H.transcript(root))
+    )
     t.truthy(H.has_line(H.transcript(root), '^> explain this$'))
   end)
 

@@ -25,7 +25,12 @@ t.describe('approval.handler', function()
   t.it('asks with vim.ui.select and returns the chosen action', function()
     local seen
     vim.ui.select = function(items, opts, on_choice)
-      seen = { items = items, prompt = opts.prompt, kind = opts.kind, labels = vim.tbl_map(opts.format_item, items) }
+      seen = {
+        items = items,
+        prompt = opts.prompt,
+        kind = opts.kind,
+        labels = vim.tbl_map(opts.format_item, items),
+      }
       on_choice(items[2], 2)
     end
     local result = approval.handler(nil, params, { client_id = 1 })

@@ -107,7 +107,11 @@ t.describe('compat.start', function()
     t.eq({ bufnr = 4, attach = true, reuse_client = reuse }, calls[2][3])
     calls = {}
     compat.start(config, nil, reuse)
-    t.eq({ bufnr = nil, attach = false, reuse_client = reuse }, calls[2][3], 'no buffer: attach = false')
+    t.eq(
+      { bufnr = nil, attach = false, reuse_client = reuse },
+      calls[2][3],
+      'no buffer: attach = false'
+    )
   end)
 end)
 
@@ -117,7 +121,11 @@ t.describe('compat client calls', function()
     local c = { calls = {} }
     for _, m in ipairs({ 'request', 'request_sync', 'notify', 'stop', 'is_stopped' }) do
       c[m] = function(first, ...)
-        c.calls[#c.calls + 1] = { m, first == c and 'method' or 'dot', first == c and select(1, ...) or first }
+        c.calls[#c.calls + 1] = {
+          m,
+          first == c and 'method' or 'dot',
+          first == c and select(1, ...) or first,
+        }
         return true, 5
       end
     end
@@ -177,7 +185,11 @@ end)
 
 t.describe('compat.get_hl', function()
   t.it('reads colours through links', function()
-    vim.api.nvim_set_hl(0, 'ReikaTestBase', { fg = 0x112233, bg = 0x445566, ctermfg = 1, ctermbg = 2 })
+    vim.api.nvim_set_hl(
+      0,
+      'ReikaTestBase',
+      { fg = 0x112233, bg = 0x445566, ctermfg = 1, ctermbg = 2 }
+    )
     vim.api.nvim_set_hl(0, 'ReikaTestLink', { link = 'ReikaTestBase' })
     t.eq({ fg = 0x112233, bg = 0x445566, ctermfg = 1, ctermbg = 2 }, compat.get_hl('ReikaTestLink'))
   end)

@@ -38,8 +38,13 @@ t.describe('config.resolve', function()
   end)
 
   t.it('keeps the settings as given', function()
-    local o = config.resolve({ settings = { baseUrl = 'http://127.0.0.1:8000/v1', contextWindow = 32768, minimal = true } })
-    t.eq({ baseUrl = 'http://127.0.0.1:8000/v1', contextWindow = 32768, minimal = true }, o.settings)
+    local o = config.resolve(
+      { settings = { baseUrl = 'http://127.0.0.1:8000/v1', contextWindow = 32768, minimal = true } }
+    )
+    t.eq(
+      { baseUrl = 'http://127.0.0.1:8000/v1', contextWindow = 32768, minimal = true },
+      o.settings
+    )
   end)
 
   local bad = {
@@ -100,6 +105,9 @@ t.describe('config.settings_payload', function()
     t.eq('{"reika":{}}', vim.json.encode({ reika = config.settings_payload({}) }))
   end)
   t.it('encodes settings as an object', function()
-    t.eq({ model = 'qwen3' }, vim.json.decode(vim.json.encode(config.settings_payload({ model = 'qwen3' }))))
+    t.eq(
+      { model = 'qwen3' },
+      vim.json.decode(vim.json.encode(config.settings_payload({ model = 'qwen3' })))
+    )
   end)
 end)

@@ -12,7 +12,11 @@ t.describe('doc/reika.txt', function()
     vim.fn.mkdir(dir, 'p')
     vim.fn.writefile(vim.fn.readfile(plugin .. '/doc/reika.txt'), dir .. '/reika.txt')
     vim.cmd('helptags ' .. vim.fn.fnameescape(dir))
-    t.eq(vim.fn.readfile(dir .. '/tags'), vim.fn.readfile(plugin .. '/doc/tags'), 'run: nvim --headless -c "helptags doc" -c q')
+    t.eq(
+      vim.fn.readfile(dir .. '/tags'),
+      vim.fn.readfile(plugin .. '/doc/tags'),
+      'run: nvim --headless -c "helptags doc" -c q'
+    )
   end)
 
   t.it('documents every command of plugin/reika.lua', function()

@@ -59,14 +59,18 @@ t.describe('format.progress_text', function()
   t.it('shows title and message', function()
     t.eq(
       'Reika: round 3 · read a.go',
-      format.progress_text({ ['reika-ask-1'] = { title = 'Reika', message = 'round 3 · read a.go' } })
+      format.progress_text(
+        { ['reika-ask-1'] = { title = 'Reika', message = 'round 3 · read a.go' } }
+      )
     )
     t.eq('Reika', format.progress_text({ x = { title = 'Reika', message = '' } }))
   end)
   t.it('joins several in token order', function()
     t.eq(
       'A: 1, B: 2',
-      format.progress_text({ t2 = { title = 'B', message = '2' }, t1 = { title = 'A', message = '1' } })
+      format.progress_text(
+        { t2 = { title = 'B', message = '2' }, t1 = { title = 'A', message = '1' } }
+      )
     )
   end)
 end)

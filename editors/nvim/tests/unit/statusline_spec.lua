@@ -102,7 +102,10 @@ t.describe('highlights', function()
     vim.cmd('highlight clear ReikaStatusError')
     status.define_highlights()
     local compat = require('reika.compat')
-    t.eq({ fg = 0xffaa00, bg = 0x202020 }, { fg = compat.get_hl('ReikaStatusWarn').fg, bg = compat.get_hl('ReikaStatusWarn').bg })
+    t.eq(
+      { fg = 0xffaa00, bg = 0x202020 },
+      { fg = compat.get_hl('ReikaStatusWarn').fg, bg = compat.get_hl('ReikaStatusWarn').bg }
+    )
     t.eq(0xff0000, compat.get_hl('ReikaStatusError').fg)
     t.eq(0x202020, compat.get_hl('ReikaStatus').bg, 'ReikaStatus links to StatusLine')
     -- A user's definition wins over the default.

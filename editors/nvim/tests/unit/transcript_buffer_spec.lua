@@ -1,7 +1,11 @@
 local tb = require('reika.transcript_buffer')
 
 local function ev(kind, text, extra)
-  return vim.tbl_extend('force', { session = 's1', turn = 1, round = 1, kind = kind, text = text, delta = false }, extra or {})
+  return vim.tbl_extend(
+    'force',
+    { session = 's1', turn = 1, round = 1, kind = kind, text = text, delta = false },
+    extra or {}
+  )
 end
 
 local function lines(b)

@@ -25,20 +25,42 @@ local function apply_all(tr, events, mirror)
 end
 
 local function ev(kind, text, extra)
-  return vim.tbl_extend('force', { session = 's1', turn = 1, round = 1, kind = kind, text = text, delta = false }, extra or {})
+  return vim.tbl_extend(
+    'force',
+    { session = 's1', turn = 1, round = 1, kind = kind, text = text, delta = false },
+    extra or {}
+  )
 end
 
 t.describe('transcript.format_event', function()
   t.it('renders a user prompt under a turn header', function()
-    t.eq({ '', '--- turn 2 ---', '> fix the bug', '> in a.go' }, transcript.format_event(ev('user', 'fix the bug\nin a.go', { turn = 2 })))
+    t.eq(
+      { '', '--- turn 2 ---', '> fix the bug', '> in a.go' },
+      transcript.format_event(ev('user', 'fix the bug\nin a.go', { turn = 2 }))
+    )
   end)
   t.it('renders tool calls with their arguments', function()
-    t.eq({ '-> read path=src/a.go start_line=10' }, transcript.format_event(ev('tool_call', '', { tool = 'read', args = { path = 'src/a.go', start_line = 10 } })))
-    t.eq({ '-> bash command="go test ./..."' }, transcript.format_event(ev('tool_call', '', { tool = 'bash', args = { command = 'go test ./...' } })))
-    t.eq({ '-> grep {"pattern":"x"}' }, transcript.format_event(ev('tool_call', '{"pattern":"x"}', { tool = 'grep' })))
+    t.eq(
+      { '-> read path=src/a.go start_line=10' },
+      transcript.format_event(
+        ev('tool_call', '', { tool = 'read', args = { path = 'src/a.go', start_line = 10 } })
+      )
+    )
+    t.eq(
+      { '-> bash command="go test ./..."' },
+      transcript.format_event(
+        ev('tool_call', '', { tool = 'bash', args = { command = 'go test ./...' } })
+      )
+    )
+    t.eq(
+      { '-> grep {"pattern":"x"}' },
+      transcript.format_event(ev('tool_call', '{"pattern":"x"}', { tool = 'grep' }))
+    )
   end)
   t.it('shortens long argument values', function()
-    local line = transcript.format_event(ev('tool_call', '', { tool = 'write', args = { content = string.rep('x', 200) } }))[1]
+    local line = transcript.format_event(
+      ev('tool_call', '', { tool = 'write', args = { content = string.rep('x', 200) } })
+    )[1]
     t.truthy(vim.fn.strchars(line) < 80, 'short line: ' .. line)
     t.matches('…', line)
   end)
@@ -50,15 +72,38 @@ t.describe('transcript.format_event', function()
       '   2',
       '   3\tfunc A() {}',
       '   … 2 more lines',
-    }, transcript.format_event(ev('tool_result', text, { tool = 'read', tokens = 1234 }), { result_lines = 3 }))
-    t.eq({ '<- read: a.go lines 1-5 of 5', '   … 5 more lines' }, transcript.format_event(ev('tool_result', text, { tool = 'read' }), { result_lines = 0 }))
+    }, transcript.format_event(
+      ev('tool_result', text, { tool = 'read', tokens = 1234 }),
+      { result_lines = 3 }
+    ))
+    t.eq(
+      { '<- read: a.go lines 1-5 of 5', '   … 5 more lines' },
+      transcript.format_event(ev('tool_result', text, { tool = 'read' }), { result_lines = 0 })
+    )
   end)
   t.it('tags notes, sheds, folds, info and errors', function()
-    t.eq({ '[note] Established: x', '       and y' }, transcript.format_event(ev('note', 'Established: x\nand y')))
-    t.eq({ '[shed] 3 results (4.1k tokens)' }, transcript.format_event(ev('shed', '3 results', { tokens = 4100 })))
-    t.eq({ '[fold] Folded 12 rounds into a 1.3k-token recap' }, transcript.format_event(ev('fold', 'Folded 12 rounds into a 1.3k-token recap', { tokens = 1300 })))
-    t.eq({ '[fold] recap (1.3k tokens)' }, transcript.format_event(ev('fold', 'recap', { tokens = 1300 })))
-    t.eq({ '[error] engine unreachable' }, transcript.format_event(ev('error', 'engine unreachable')))
+    t.eq(
+      { '[note] Established: x', '       and y' },
+      transcript.format_event(ev('note', 'Established: x\nand y'))
+    )
+    t.eq(
+      { '[shed] 3 results (4.1k tokens)' },
+      transcript.format_event(ev('shed', '3 results', { tokens = 4100 }))
+    )
+    t.eq(
+      { '[fold] Folded 12 rounds into a 1.3k-token recap' },
+      transcript.format_event(
+        ev('fold', 'Folded 12 rounds into a 1.3k-token recap', { tokens = 1300 })
+      )
+    )
+    t.eq(
+      { '[fold] recap (1.3k tokens)' },
+      transcript.format_event(ev('fold', 'recap', { tokens = 1300 }))
+    )
+    t.eq(
+      { '[error] engine unreachable' },
+      transcript.format_event(ev('error', 'engine unreachable'))
+    )
     t.eq({ '[info] Turn cancelled' }, transcript.format_event(ev('info', 'Turn cancelled')))
   end)
   t.it('quotes reasoning', function()
@@ -88,8 +133,19 @@ t.describe('transcript.apply', function()
     t.eq('Let me read the file.', mirror[#mirror])
     t.eq('> q', mirror[#mirror - 1], 'the streamed lines are gone')
     -- A later delta of the same round starts a new block (the old one is closed).
-    apply_all(tr, { ev('tool_call', '', { tool = 'read', args = { path = 'a' } }), ev('assistant', 'More', { round = 2, delta = true }) }, mirror)
-    t.eq({ 'Let me read the file.', '-> read path=a', 'More' }, { mirror[#mirror - 2], mirror[#mirror - 1], mirror[#mirror] })
+    apply_all(
+      tr,
+      { ev(
+        'tool_call',
+        '',
+        { tool = 'read', args = { path = 'a' } }
+      ), ev('assistant', 'More', { round = 2, delta = true }) },
+      mirror
+    )
+    t.eq(
+      { 'Let me read the file.', '-> read path=a', 'More' },
+      { mirror[#mirror - 2], mirror[#mirror - 1], mirror[#mirror] }
+    )
   end)
 
   t.it('updates a stream that is not the last block and moves the blocks after it', function()
@@ -100,7 +156,11 @@ t.describe('transcript.apply', function()
       ev('reasoning', ' harder\nstill', { delta = true }),
     }, {})
     t.eq({ '=== session s1 ===', '| thinking harder', '| still', 'Answer' }, mirror)
-    apply_all(tr, { ev('assistant', ' done', { delta = true }), ev('reasoning', 'thought') }, mirror)
+    apply_all(
+      tr,
+      { ev('assistant', ' done', { delta = true }), ev('reasoning', 'thought') },
+      mirror
+    )
     t.eq({ '=== session s1 ===', '| thought', 'Answer done' }, mirror)
     apply_all(tr, { ev('assistant', 'Answer: done.') }, mirror)
     t.eq({ '=== session s1 ===', '| thought', 'Answer: done.' }, mirror)
@@ -110,13 +170,25 @@ t.describe('transcript.apply', function()
     local tr = transcript.new()
     local mirror = apply_all(tr, { ev('assistant', 'one\n', { delta = true }) }, {})
     t.eq({ '=== session s1 ===', 'one', '' }, mirror, 'a new line is started')
-    apply_all(tr, { ev('assistant', 'two', { delta = true }), ev('assistant', '\n', { delta = true }), ev('assistant', '\r\nthree', { delta = true }) }, mirror)
+    apply_all(
+      tr,
+      { ev('assistant', 'two', { delta = true }), ev('assistant', '\n', { delta = true }), ev(
+        'assistant',
+        '\r\nthree',
+        { delta = true }
+      ) },
+      mirror
+    )
     t.eq({ '=== session s1 ===', 'one', 'two', '', 'three' }, mirror)
     local edits = tr:apply(ev('assistant', ' and more', { delta = true }))
     t.eq(1, #edits)
     t.eq({ first = 4, last = 5, lines = { 'three and more' }, kinds = { 'assistant' } }, edits[1])
     apply_all(tr, { ev('assistant', 'one\ntwo\n\nthree and more\n') }, mirror)
-    t.eq({ '=== session s1 ===', 'one', 'two', '', 'three and more' }, mirror, 'the final text, trailing newline dropped')
+    t.eq(
+      { '=== session s1 ===', 'one', 'two', '', 'three and more' },
+      mirror,
+      'the final text, trailing newline dropped'
+    )
   end)
 
   t.it('adds a final message without deltas, and skips an empty one', function()
@@ -129,7 +201,11 @@ t.describe('transcript.apply', function()
     local tr = transcript.new()
     local mirror = apply_all(tr, { ev('user', 'a'), ev('user', 'b', { session = 's2' }) }, {})
     t.contains(mirror, '=== session s2 ===')
-    t.eq({ '', '=== session s2 ===' }, { mirror[#mirror - 4], mirror[#mirror - 3] }, 'a blank line before the new session')
+    t.eq(
+      { '', '=== session s2 ===' },
+      { mirror[#mirror - 4], mirror[#mirror - 3] },
+      'a blank line before the new session'
+    )
   end)
 
   t.it('keeps the fold line of a compaction', function()
