@@ -1,0 +1,108 @@
+-- Pure formatting: the statusline chip, highlight groups, token sizes and
+-- progress text. Nothing here touches editor state.
+local protocol = require('reika.protocol')
+
+local M = {}
+
+-- Highlight groups of the statusline chip, by status level.
+M.highlight = {
+  [protocol.level.ok] = 'ReikaStatus',
+  [protocol.level.warning] = 'ReikaStatusWarn',
+  [protocol.level.error] = 'ReikaStatusError',
+}
+
+-- tokens prints a token count as the chip does (DESIGN.md §3.10): whole k
+-- from 10000, one decimal from 1000, the number below.
+function M.tokens(n)
+  if type(n) ~= 'number' then
+    return ''
+  end
+  if n >= 10000 then
+    return string.format('%dk', math.floor(n / 1000 + 0.5))
+  end
+  if n >= 1000 then
+    return string.format('%.1fk', math.floor(n / 100 + 0.5) / 10)
+  end
+  return tostring(math.floor(n))
+end
+
+-- level returns the status level, defaulting to ok for anything unknown.
+function M.level(status)
+  if type(status) ~= 'table' then
+    return nil
+  end
+  local l = status.level
+  if l == protocol.level.warning or l == protocol.level.error then
+    return l
+  end
+  return protocol.level.ok
+end
+
+-- chip is the statusline text of a status: the server's `text`, '' before
+-- the first status.
+function M.chip(status)
+  if type(status) ~= 'table' or type(status.text) ~= 'string' then
+    return ''
+  end
+  return status.text
+end
+
+-- hl_group is the highlight group for a status (ReikaStatus before the
+-- first one).
+function M.hl_group(status)
+  return M.highlight[M.level(status) or protocol.level.ok]
+end
+
+-- escape_statusline doubles % so text shows literally in 'statusline'.
+function M.escape_statusline(s)
+  return (s:gsub('%%', '%%%%'))
+end
+
+-- statusline_item is the chip wrapped in its highlight group for use with
+-- %{% ... %} or %!, or '' before the first status.
+function M.statusline_item(status)
+  local text = M.chip(status)
+  if text == '' then
+    return ''
+  end
+  return '%#' .. M.hl_group(status) .. '#' .. M.escape_statusline(text) .. '%*'
+end
+
+-- progress_text joins the messages of the running work-done progress
+-- entries ({title, message, done}) in token order: "Reika: round 3 · ...".
+function M.progress_text(entries)
+  local tokens = {}
+  for token, e in pairs(entries or {}) do
+    if type(e) == 'table' and not e.done and (e.title or e.message) then
+      tokens[#tokens + 1] = token
+    end
+  end
+  table.sort(tokens, function(a, b)
+    return tostring(a) < tostring(b)
+  end)
+  local parts = {}
+  for _, token in ipairs(tokens) do
+    local e = entries[token]
+    if e.title and e.message and e.message ~= '' then
+      parts[#parts + 1] = e.title .. ': ' .. e.message
+    else
+      parts[#parts + 1] = e.title or e.message
+    end
+  end
+  return table.concat(parts, ', ')
+end
+
+-- first_line returns the first line of s and how many lines follow it.
+function M.first_line(s)
+  s = s or ''
+  local nl = s:find('\n', 1, true)
+  if not nl then
+    return s, 0
+  end
+  local _, rest = s:sub(nl + 1):gsub('\n', '')
+  local tail = s:sub(nl + 1)
+  local more = rest + ((tail ~= '' and tail:sub(-1) ~= '\n') and 1 or 0)
+  return s:sub(1, nl - 1), more
+end
+
+return M

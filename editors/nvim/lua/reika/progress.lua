@@ -1,0 +1,82 @@
+-- The running turn's $/progress message ("Reika: round 3 · read a.go ·
+-- ctx 12k/24k (61% of 20k)") of each reika client, from LspProgress on
+-- Neovim 0.10+ and User LspProgressUpdate before.
+local compat = require('reika.compat')
+local format = require('reika.format')
+
+local M = {}
+
+-- entries[client_id][token] = { title, message, done } (0.10+ only; older
+-- releases keep them in client.messages.progress).
+M.entries = {}
+
+local function update_entry(client_id, token, value)
+  if type(value) ~= 'table' or token == nil then
+    return
+  end
+  local t = M.entries[client_id] or {}
+  M.entries[client_id] = t
+  if value.kind == 'begin' then
+    t[token] = { title = value.title, message = value.message }
+  elseif value.kind == 'report' and t[token] then
+    t[token].message = value.message or t[token].message
+  elseif value.kind == 'end' then
+    t[token] = nil
+  end
+end
+
+-- get returns the progress text of a client, '' when nothing runs.
+function M.get(client_id)
+  if client_id == nil then
+    return ''
+  end
+  if compat.has('0.10') then
+    return format.progress_text(M.entries[client_id])
+  end
+  local client = vim.lsp.get_client_by_id(client_id)
+  if not client or not client.messages then
+    return ''
+  end
+  return format.progress_text(client.messages.progress)
+end
+
+-- on_lsp_progress handles the data of an LspProgress autocmd: 0.10.0
+-- names the params `result`, later releases `params`.
+function M.on_lsp_progress(data, is_ours, on_change)
+  data = data or {}
+  local params = data.params or data.result
+  if not is_ours(data.client_id) or type(params) ~= 'table' then
+    return
+  end
+  update_entry(data.client_id, params.token, params.value)
+  on_change(data.client_id)
+end
+
+-- setup listens for progress of the clients is_ours accepts and calls
+-- on_change(client_id) for each update.
+function M.setup(group, is_ours, on_change)
+  local ev = compat.progress_event()
+  vim.api.nvim_create_autocmd(ev.event, {
+    group = group,
+    pattern = ev.pattern,
+    desc = 'reika: track turn progress',
+    callback = function(args)
+      if ev.event == 'LspProgress' then
+        M.on_lsp_progress(args.data, is_ours, on_change)
+        return
+      end
+      -- User LspProgressUpdate says nothing about which client: refresh ours.
+      for _, c in ipairs(compat.get_clients()) do
+        if is_ours(c.id) then
+          on_change(c.id)
+        end
+      end
+    end,
+  })
+end
+
+M.forget = function(client_id)
+  M.entries[client_id] = nil
+end
+
+return M

@@ -1,0 +1,163 @@
+-- Helpers for the tests that run the plugin against a server.
+local H = {}
+
+-- Neovim runs with -u NONE: load the plugin/ file as startup would.
+vim.cmd('runtime plugin/reika.lua')
+
+-- tmp is a directory run.sh removes afterwards.
+function H.tmpdir()
+  local base = os.getenv('REIKA_TEST_TMP')
+  local dir
+  if base and base ~= '' then
+    dir = base .. '/ws-' .. tostring(vim.loop.hrtime())
+  else
+    dir = vim.fn.tempname()
+  end
+  vim.fn.mkdir(dir, 'p')
+  return vim.loop.fs_realpath(dir)
+end
+
+-- workspace makes a project directory (with .git) holding files
+-- { [relative path] = lines }.
+function H.workspace(files)
+  local dir = H.tmpdir()
+  vim.fn.mkdir(dir .. '/.git', 'p')
+  for rel, lines in pairs(files or {}) do
+    local path = dir .. '/' .. rel
+    vim.fn.mkdir(vim.fn.fnamemodify(path, ':h'), 'p')
+    vim.fn.writefile(lines, path)
+  end
+  return dir
+end
+
+-- capture_notify records vim.notify calls; returns the list.
+function H.capture_notify()
+  local list = {}
+  vim.notify = function(msg, level)
+    list[#list + 1] = { msg = msg, level = level }
+  end
+  return list
+end
+
+function H.find(list, pattern, level)
+  for _, n in ipairs(list) do
+    if n.msg:find(pattern) and (level == nil or n.level == level) then
+      return n
+    end
+  end
+  return nil
+end
+
+function H.count(list, pattern)
+  local n = 0
+  for _, x in ipairs(list) do
+    if x.msg:find(pattern) then
+      n = n + 1
+    end
+  end
+  return n
+end
+
+-- client returns the reika client of a root (or the only one).
+function H.client(root)
+  local client = require('reika.client')
+  if root then
+    local id = client.by_root[root]
+    return id and vim.lsp.get_client_by_id(id)
+  end
+  return client.clients()[1]
+end
+
+-- start opens a file of the workspace and waits for its server's first
+-- status.
+function H.open(t, root, file, timeout)
+  vim.cmd('edit ' .. vim.fn.fnameescape(root .. '/' .. file))
+  t.wait('reika-lsp to start for ' .. root, function()
+    local c = H.client(root)
+    return c ~= nil and c.initialized
+  end, timeout)
+  local c = H.client(root)
+  t.wait('the first reika/status', function()
+    return require('reika.status').by_client[c.id] ~= nil
+  end, timeout)
+  return c
+end
+
+-- status returns the last status of a client.
+function H.status(c)
+  return require('reika.status').by_client[c.id]
+end
+
+-- transcript returns the lines of a root's transcript buffer (creating it).
+function H.transcript(root)
+  local view = require('reika.client').view(root)
+  return vim.api.nvim_buf_get_lines(view:buffer(), 0, -1, false)
+end
+
+function H.has_line(lines, pattern)
+  for _, l in ipairs(lines) do
+    if l:find(pattern) then
+      return l
+    end
+  end
+  return nil
+end
+
+-- select_by stubs vim.ui.select: for each prompt kind, the label to pick
+-- ({ ['reika.approval'] = 'Allow', codeaction = 'Compact context' }).
+-- Records every prompt in the returned list.
+function H.select_by(choices)
+  local seen = {}
+  vim.ui.select = function(items, opts, on_choice)
+    local labels = {}
+    for i, item in ipairs(items) do
+      labels[i] = opts.format_item and opts.format_item(item) or tostring(item)
+    end
+    seen[#seen + 1] = { kind = opts.kind, prompt = opts.prompt, labels = labels }
+    local want = choices[opts.kind or '']
+    for i, label in ipairs(labels) do
+      if label == want then
+        on_choice(items[i], i)
+        return
+      end
+    end
+    on_choice(nil, nil)
+  end
+  return seen
+end
+
+-- code_actions lists the code actions offered at the cursor.
+function H.code_actions(t, only, timeout)
+  local c = H.client()
+  local params = vim.lsp.util.make_range_params(0, c and c.offset_encoding or 'utf-16')
+  params.context = { diagnostics = {}, only = only }
+  local res = vim.lsp.buf_request_sync(0, 'textDocument/codeAction', params, timeout or 20000)
+  t.truthy(res, 'textDocument/codeAction answered')
+  local out = {}
+  for _, r in pairs(res) do
+    for _, a in ipairs(r.result or {}) do
+      out[#out + 1] = a
+    end
+  end
+  return out
+end
+
+-- watch_status records {text, level, busy} at every User ReikaStatus.
+function H.watch_status()
+  local history = {}
+  local reika = require('reika')
+  vim.api.nvim_create_autocmd('User', {
+    pattern = 'ReikaStatus',
+    callback = function()
+      local s = reika.status() or {}
+      history[#history + 1] = {
+        text = reika.statusline(),
+        level = reika.statusline_level(),
+        busy = s.busy,
+      }
+    end,
+  })
+  return history
+end
+
+return H

@@ -1,0 +1,66 @@
+-- doc/reika.txt documents what the plugin has, and doc/tags is up to date.
+local plugin = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h:h:h')
+local doc = table.concat(vim.fn.readfile(plugin .. '/doc/reika.txt'), '\n')
+
+local function has_tag(tag)
+  return doc:find('*' .. tag .. '*', 1, true) ~= nil
+end
+
+t.describe('doc/reika.txt', function()
+  t.it('has committed tags that helptags regenerates unchanged', function()
+    local dir = vim.fn.tempname()
+    vim.fn.mkdir(dir, 'p')
+    vim.fn.writefile(vim.fn.readfile(plugin .. '/doc/reika.txt'), dir .. '/reika.txt')
+    vim.cmd('helptags ' .. vim.fn.fnameescape(dir))
+    t.eq(
+      vim.fn.readfile(dir .. '/tags'),
+      vim.fn.readfile(plugin .. '/doc/tags'),
+      'run: nvim --headless -c "helptags doc" -c q'
+    )
+  end)
+
+  t.it('documents every command of plugin/reika.lua', function()
+    local src = table.concat(vim.fn.readfile(plugin .. '/plugin/reika.lua'), '\n')
+    local n = 0
+    for name in src:gmatch("define%('(Reika%w+)'") do
+      n = n + 1
+      t.truthy(has_tag(':' .. name), ':' .. name .. ' has a help tag')
+    end
+    t.truthy(n >= 7, 'found the commands')
+  end)
+
+  t.it('documents every setting', function()
+    local section = doc:match('%*reika%-settings%*(.-)%*reika%-lua%*')
+    t.truthy(section, 'settings section')
+    for _, name in ipairs(require('reika.config').setting_names()) do
+      t.truthy(section:find('\n    ' .. name .. ' ', 1, true), 'setting ' .. name)
+    end
+  end)
+
+  t.it('documents every option of setup()', function()
+    local section = doc:match('%*reika%-setup%*(.-)%*reika%-commands%*')
+    for name in pairs(require('reika.config').defaults) do
+      t.truthy(section:find('\n    ' .. name .. ' ', 1, true), 'option ' .. name)
+    end
+    for name in pairs(require('reika.config').defaults.transcript) do
+      t.truthy(section:find('\n        ' .. name .. ' ', 1, true), 'transcript option ' .. name)
+    end
+  end)
+
+  t.it('documents every function of the Lua API', function()
+    local reika = require('reika')
+    for name, v in pairs(reika) do
+      if type(v) == 'function' then
+        local tag = name == 'lualine' and 'reika-lualine' or ('reika.' .. name .. '()')
+        t.truthy(has_tag(tag), 'reika.' .. name .. ' documented')
+      end
+    end
+  end)
+
+  t.it('opens with :help', function()
+    vim.cmd('set rtp^=' .. vim.fn.fnameescape(plugin))
+    vim.cmd('help reika-statusline')
+    t.eq('reika.txt', vim.fn.expand('%:t'))
+    t.matches('reika%-statusline', vim.api.nvim_get_current_line())
+  end)
+end)

@@ -1,0 +1,87 @@
+local format = require('reika.format')
+
+t.describe('format.tokens', function()
+  -- DESIGN.md §3.10: whole k from 10000, one decimal from 1000, else the number.
+  local cases = {
+    { 0, '0' },
+    { 999, '999' },
+    { 1000, '1.0k' },
+    { 1300, '1.3k' },
+    { 8789, '8.8k' },
+    { 9949, '9.9k' },
+    { 10000, '10k' },
+    { 16000, '16k' },
+    { 19756, '20k' },
+    { 24000, '24k' },
+    { 113356, '113k' },
+  }
+  for _, c in ipairs(cases) do
+    t.it(tostring(c[1]) .. ' -> ' .. c[2], function()
+      t.eq(c[2], format.tokens(c[1]))
+    end)
+  end
+  t.it('prints nothing for a non-number', function()
+    t.eq('', format.tokens(nil))
+  end)
+end)
+
+t.describe('format chip and level', function()
+  local warn = { text = 'ctx 16k/24k (81% of 20k)', level = 'warning' }
+  t.it('is empty before the first status', function()
+    t.eq('', format.chip(nil))
+    t.eq(nil, format.level(nil))
+    t.eq('ReikaStatus', format.hl_group(nil))
+    t.eq('', format.statusline_item(nil))
+  end)
+  t.it('shows the server text', function()
+    t.eq('ctx 16k/24k (81% of 20k)', format.chip(warn))
+    t.eq('ctx 16k', format.chip({ text = 'ctx 16k', level = 'ok', window = vim.NIL }))
+  end)
+  t.it('maps levels to highlight groups', function()
+    t.eq('ReikaStatus', format.hl_group({ text = 'x', level = 'ok' }))
+    t.eq('ReikaStatusWarn', format.hl_group(warn))
+    t.eq('ReikaStatusError', format.hl_group({ text = 'x', level = 'error' }))
+  end)
+  t.it('treats an unknown level as ok', function()
+    t.eq('ok', format.level({ text = 'x', level = 'purple' }))
+    t.eq('ReikaStatus', format.hl_group({ text = 'x' }))
+  end)
+  t.it('escapes % in the statusline item', function()
+    t.eq('%#ReikaStatusWarn#ctx 16k/24k (81%% of 20k)%*', format.statusline_item(warn))
+  end)
+end)
+
+t.describe('format.progress_text', function()
+  t.it('is empty with nothing running', function()
+    t.eq('', format.progress_text(nil))
+    t.eq('', format.progress_text({ a = { title = 'Reika', message = 'x', done = true } }))
+  end)
+  t.it('shows title and message', function()
+    t.eq(
+      'Reika: round 3 · read a.go',
+      format.progress_text(
+        { ['reika-ask-1'] = { title = 'Reika', message = 'round 3 · read a.go' } }
+      )
+    )
+    t.eq('Reika', format.progress_text({ x = { title = 'Reika', message = '' } }))
+  end)
+  t.it('joins several in token order', function()
+    t.eq(
+      'A: 1, B: 2',
+      format.progress_text(
+        { t2 = { title = 'B', message = '2' }, t1 = { title = 'A', message = '1' } }
+      )
+    )
+  end)
+end)
+
+t.describe('format.first_line', function()
+  t.it('counts the lines after the first', function()
+    t.eq({ 'a', 0 }, { format.first_line('a') })
+    t.eq({ 'a', 0 }, { format.first_line('a\n') })
+    t.eq({ 'a', 1 }, { format.first_line('a\nb') })
+    t.eq({ 'a', 1 }, { format.first_line('a\nb\n') })
+    t.eq({ 'a', 2 }, { format.first_line('a\nb\nc') })
+    t.eq({ '', 0 }, { format.first_line(nil) })
+  end)
+end)
