@@ -59,6 +59,9 @@ type Status struct {
 	Session      string `json:"session"`
 }
 
+// LevelInfo is the level of an informational notice.
+const LevelInfo = "info"
+
 // Notice is a one-line message for window/showMessage. The agent sends each
 // once while its condition holds.
 type Notice struct {
@@ -179,4 +182,8 @@ type Options struct {
 	StateDir string
 	// Logf writes a log line (to stderr, never stdout); nil discards.
 	Logf func(format string, args ...any)
+	// Resume picks up the workspace's last session on the first turn.
+	Resume bool
+	// NewModel, when set, builds a model for changed endpoint settings.
+	NewModel func(Settings) (Model, error)
 }

@@ -138,6 +138,12 @@ func (m *Manager) Prepare() Plan {
 	return p
 }
 
+// NoteFits reports whether the note request of a fold on demand fits.
+func (m *Manager) NoteFits() bool {
+	b, ok := m.Budget()
+	return ok && m.noteFits(b)
+}
+
 // noteFits reports whether the note request fits the window with room
 // for a short answer; a request already too large skips the note round.
 func (m *Manager) noteFits(b Budget) bool {

@@ -1,0 +1,62 @@
+package agent
+
+import (
+	"context"
+	"sync"
+
+	"github.com/reika-lsp/reika-lsp/agent/tools"
+)
+
+// approvals decides whether a tool call may run: the approve setting first
+// (all: everything; edits: file changes), then what the user allowed for
+// the session, then the user through the Approver. No approver or no
+// answer means deny.
+type approvals struct {
+	mu      sync.Mutex
+	mode    string          // guarded by mu
+	allowed map[string]bool // kinds allowed for the session; guarded by mu
+	ask     Approver
+}
+
+func newApprovals(mode string, ask Approver) *approvals {
+	return &approvals{mode: mode, allowed: map[string]bool{}, ask: ask}
+}
+
+func (a *approvals) setMode(mode string) {
+	a.mu.Lock()
+	a.mode = mode
+	a.mu.Unlock()
+}
+
+// reset forgets what was allowed for the session.
+func (a *approvals) reset() {
+	a.mu.Lock()
+	a.allowed = map[string]bool{}
+	a.mu.Unlock()
+}
+
+func (a *approvals) approve(ctx context.Context, req tools.Approval) bool {
+	a.mu.Lock()
+	mode, allowed := a.mode, a.allowed[req.Kind]
+	a.mu.Unlock()
+	switch {
+	case mode == ApproveAll && req.Kind != "outside":
+		return true
+	case mode == ApproveEdits && req.Kind == "edit":
+		return true
+	case allowed:
+		return true
+	case a.ask == nil:
+		return false
+	}
+	switch a.ask.Approve(ctx, req) {
+	case Allow:
+		return true
+	case AllowSession:
+		a.mu.Lock()
+		a.allowed[req.Kind] = true
+		a.mu.Unlock()
+		return true
+	}
+	return false
+}

@@ -1,0 +1,475 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/reika-lsp/reika-lsp/agent/tools"
+	"github.com/reika-lsp/reika-lsp/ctxwin"
+)
+
+// maxRounds bounds one turn, in case a model never stops calling tools.
+const maxRounds = 1000
+
+// run is one turn (or a subagent's task) in progress.
+type run struct {
+	a     *Agent
+	sess  *session
+	turn  int
+	tools []tools.Tool
+	env   *tools.Env
+	// quiet runs (subagents) emit no transcript and keep no log.
+	quiet bool
+}
+
+// runTurn runs the rounds of one turn until the model answers without tool
+// calls, the turn is cancelled, or it fails.
+func (a *Agent) runTurn(ctx context.Context, sess *session, p AskParams) AskResult {
+	r := &run{a: a, sess: sess, tools: a.tools}
+	r.env = a.toolEnv(sess, true)
+	prompt := taskPrompt(p)
+	sess.m.StartTurn(prompt)
+	r.turn = sess.m.H.Turns()
+	sess.taskPaths = mentionedPaths(p)
+	a.mu.Lock()
+	a.turns = r.turn
+	a.mu.Unlock()
+	sess.log.append(record{Kind: recTurn, Turn: r.turn, Prompt: prompt})
+	r.emit(Event{Kind: EventUser, Text: prompt})
+	if err := r.afterRound(ctx); err != nil {
+		return r.end(ctx, err)
+	}
+	return r.end(ctx, r.rounds(ctx))
+}
+
+// end turns the outcome of a turn into its result.
+func (r *run) end(ctx context.Context, err error) AskResult {
+	if serr := r.sess.log.sync(); serr != nil {
+		r.a.logf("reika: session log: %v", serr)
+	}
+	switch {
+	case err == nil:
+		return AskResult{Status: AskDone}
+	case ctx.Err() != nil || errors.Is(err, context.Canceled):
+		r.emit(Event{Kind: EventInfo, Text: "Cancelled."})
+		return AskResult{Status: AskCancelled, Message: "cancelled"}
+	default:
+		r.emit(Event{Kind: EventError, Text: err.Error()})
+		r.sess.log.append(record{Kind: recInfo, Text: "error: " + err.Error()})
+		r.sess.log.sync()
+		var u *UnreachableError
+		if errors.As(err, &u) {
+			r.a.notice("engine", LevelError, err.Error())
+		}
+		return AskResult{Status: AskError, Message: err.Error()}
+	}
+}
+
+// rounds sends requests until the model answers.
+func (r *run) rounds(ctx context.Context) error {
+	m := r.sess.m
+	retried := false
+	for n := 0; ; n++ {
+		if n >= maxRounds {
+			return fmt.Errorf("stopped after %d rounds in one turn", maxRounds)
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		req := &Request{Messages: m.H.Messages(), Tools: m.H.Tools, MaxTokens: m.MaxTokens()}
+		div := ctxwin.Diverge(r.sess.prev, req.Messages)
+		m.Sent()
+		resp, err := r.complete(ctx, req)
+		if err != nil {
+			var o *OverflowError
+			if errors.As(err, &o) && !retried {
+				retried = true
+				if err := r.recoverOverflow(o); err != nil {
+					return err
+				}
+				continue
+			}
+			return err
+		}
+		retried = false
+		r.debugLine(req.Messages, div, resp)
+		r.sess.prev = req.Messages
+		if resp.Usage != nil {
+			m.Observe(resp.Usage.PromptTokens, resp.Usage.CompletionTokens)
+		}
+		m.H.AddRound(resp.Message)
+		round := m.H.Rounds()
+		if resp.Message.Reasoning != "" {
+			r.emit(Event{Kind: EventReasoning, Round: round, Text: resp.Message.Reasoning})
+		}
+		if resp.Message.Content != "" || len(resp.Message.ToolCalls) == 0 {
+			r.emit(Event{Kind: EventAssistant, Round: round, Text: resp.Message.Content})
+		}
+		if len(resp.Message.ToolCalls) == 0 {
+			r.sess.log.append(record{Kind: recRound, Reply: &resp.Message})
+			r.sess.logState()
+			if resp.FinishReason == "length" && resp.Message.Content == "" {
+				return errors.New("the model ran out of room before answering (finish_reason length); the window may be too small")
+			}
+			return nil
+		}
+		r.runTools(ctx, resp.Message.ToolCalls)
+		if err := r.afterRound(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+// recoverOverflow adopts the window an overflow states when none was
+// known, learns the engine's count, and shrinks once.
+func (r *run) recoverOverflow(o *OverflowError) error {
+	m := r.sess.m
+	if o.Window > 0 && (m.Window == 0 || o.Window < m.Window) {
+		m.Window = o.Window
+		r.sess.info.Window, r.sess.info.WindowSource = o.Window, SourceOverflow
+		r.a.mu.Lock()
+		if r.a.info != nil {
+			r.a.info.Window, r.a.info.WindowSource = o.Window, SourceOverflow
+		}
+		r.a.mu.Unlock()
+	}
+	m.LearnOverflow(o.PromptTokens)
+	ev := m.Shrink("", ctxwin.ReasonOverflow)
+	if ev == nil {
+		return fmt.Errorf("the request is too large for the context window and nothing more can be shed or folded: %w", o)
+	}
+	r.record(ev)
+	r.sess.logState()
+	return nil
+}
+
+// complete sends one request, streaming text into the transcript.
+func (r *run) complete(ctx context.Context, req *Request) (*Response, error) {
+	r.a.mu.Lock()
+	model := r.a.model
+	r.a.mu.Unlock()
+	round := r.sess.m.H.Rounds() + 1
+	onDelta := func(d Delta) {
+		if d.Reasoning != "" {
+			r.emit(Event{Kind: EventReasoning, Round: round, Text: d.Reasoning, Delta: true})
+		}
+		if d.Content != "" {
+			r.emit(Event{Kind: EventAssistant, Round: round, Text: d.Content, Delta: true})
+		}
+	}
+	if r.quiet {
+		onDelta = nil
+	}
+	return model.Complete(ctx, req, onDelta)
+}
+
+// runTools runs the calls of the newest round and adds their results.
+// Every call gets a result, so a call is never separated from it.
+func (r *run) runTools(ctx context.Context, calls []ctxwin.ToolCall) {
+	m := r.sess.m
+	round := m.H.Rounds()
+	for _, c := range calls {
+		r.emit(Event{Kind: EventToolCall, Round: round, Tool: c.Name, Args: jsonArgs(c.Arguments), Text: c.Name})
+		var res tools.Result
+		if ctx.Err() != nil {
+			res = tools.Result{Text: "Error: cancelled by the user before it ran", IsError: true, Summary: c.Name + ": cancelled"}
+		} else {
+			var err error
+			res, err = tools.Call(ctx, r.env, r.tools, c.Name, json.RawMessage(c.Arguments))
+			if err != nil {
+				res = tools.Result{Text: "Error: " + err.Error(), IsError: true, Summary: c.Name + ": failed"}
+			}
+		}
+		m.H.AddResult(r.toResult(c, res))
+	}
+}
+
+// afterRound readies the next request once a round's results are in (or a
+// turn's prompt): it cuts, reports the results as the model will see them,
+// logs the round, and sheds or folds when the request crossed the shed
+// point — after the note round when a fold is coming.
+func (r *run) afterRound(ctx context.Context) error {
+	m := r.sess.m
+	plan := m.Prepare()
+	last := m.H.Last()
+	if last.IsRound() {
+		for _, res := range last.Results {
+			r.emit(Event{Kind: EventToolResult, Round: last.Round, Tool: res.Tool, Text: res.Shown(),
+				Tokens: m.Est.Tokens(len(res.Shown()), false)})
+		}
+		reply := last.Assistant
+		r.sess.log.append(record{Kind: recRound, Reply: &reply, Results: last.Results})
+	}
+	if plan.Applied != nil {
+		r.record(plan.Applied)
+	}
+	if plan.Shrink {
+		note := ""
+		if plan.Fold && plan.Note {
+			note = r.a.noteRoundIn(ctx, r)
+		}
+		if ev := m.Shrink(note, ctxwin.ReasonShedPoint); ev != nil {
+			r.record(ev)
+		}
+	}
+	r.sess.logState()
+	if err := r.sess.log.sync(); err != nil {
+		r.a.logf("reika: session log: %v", err)
+	}
+	r.progress()
+	if m.Thrashing() {
+		msg := fmt.Sprintf("Stopped: the context refilled to the shed point within %d rounds of a fold %d times in a row, so each fold loses work for little room. "+
+			"Ask for smaller steps, or give the model a larger window (REIKA_CONTEXT_WINDOW).", ctxwin.ThrashRounds, ctxwin.ThrashLimit)
+		r.a.notice("", LevelWarning, msg)
+		return errors.New(msg)
+	}
+	return nil
+}
+
+// noteRound asks the model what it has established, with tool calls
+// forbidden and the same tools, before a fold on demand.
+func (a *Agent) noteRound(ctx context.Context, sess *session) string {
+	return a.noteRoundIn(ctx, &run{a: a, sess: sess, turn: sess.m.H.Turns()})
+}
+
+func (a *Agent) noteRoundIn(ctx context.Context, r *run) string {
+	m := r.sess.m
+	req := &Request{Messages: m.NoteRequest(), Tools: m.H.Tools, ToolChoice: "none", MaxTokens: m.NoteMaxTokens()}
+	m.Sent()
+	a.mu.Lock()
+	model := a.model
+	a.mu.Unlock()
+	resp, err := model.Complete(ctx, req, nil)
+	if err != nil {
+		a.logf("reika: the note round failed, folding without a note: %v", err)
+		return ""
+	}
+	note := strings.TrimSpace(resp.Message.Content)
+	if note == "" {
+		return ""
+	}
+	r.sess.log.append(record{Kind: recNote, Text: note})
+	r.emit(Event{Kind: EventNote, Round: m.H.Rounds(), Text: note})
+	return note
+}
+
+// record logs a shrink and reports it: the shed line, or the fold line
+// with the recap size.
+func (r *run) record(ev *ctxwin.Event) {
+	r.sess.log.append(record{Kind: recEvent, Event: ev})
+	if n := countShed(ev); n > 0 {
+		r.emit(Event{Kind: EventShed, Round: ev.Round, Text: shedLine(ev, n)})
+	}
+	if ev.Fold != nil {
+		line := foldLine(ev)
+		r.emit(Event{Kind: EventFold, Round: ev.Round, Text: line, Tokens: ev.Fold.RecapTokens})
+		if !r.quiet {
+			r.a.notice("", LevelInfo, line)
+		}
+	}
+}
+
+func countShed(ev *ctxwin.Event) int {
+	n := 0
+	for _, c := range ev.Shed {
+		if c.Result >= 0 {
+			n++
+		}
+	}
+	return n
+}
+
+func shedLine(ev *ctxwin.Event, n int) string {
+	what := "results"
+	if n == 1 {
+		what = "result"
+	}
+	if ev.Reason == ctxwin.ReasonNoWindow {
+		return fmt.Sprintf("Collapsed %d older %s to summaries (no known window)", n, what)
+	}
+	return fmt.Sprintf("Shed %d old %s to summaries (%s → %s tokens, %s)", n, what,
+		ctxwin.FormatTokens(ev.Before), ctxwin.FormatTokens(ev.After), ev.Reason)
+}
+
+func foldLine(ev *ctxwin.Event) string {
+	rounds := "rounds"
+	if ev.Fold.Rounds == 1 {
+		rounds = "round"
+	}
+	return fmt.Sprintf("Folded %d %s into a %s-token recap", ev.Fold.Rounds, rounds, ctxwin.FormatTokens(ev.Fold.RecapTokens))
+}
+
+// emit sends a transcript event of this turn.
+func (r *run) emit(ev Event) {
+	if r.quiet {
+		return
+	}
+	ev.Session, ev.Turn = r.sess.id, r.turn
+	if ev.Round == 0 {
+		ev.Round = r.sess.m.H.Rounds()
+	}
+	r.a.events.Transcript(ev)
+}
+
+// progress reports the round and publishes the status.
+func (r *run) progress() {
+	if r.quiet {
+		return
+	}
+	m := r.sess.m
+	st := r.a.publishStatus(r.sess)
+	round := m.H.Rounds()
+	what := "thinking"
+	if last := m.H.Last(); last != nil && last.IsRound() && len(last.Results) > 0 {
+		res := last.Results[len(last.Results)-1]
+		what = res.Tool
+		if res.Path != "" {
+			what += " " + res.Path
+		}
+	}
+	r.a.events.Progress(Progress{Turn: r.turn, Round: round, Text: fmt.Sprintf("round %d · %s · %s", round, what, st.Text)})
+}
+
+// toResult turns a tool's result into the history's.
+func (r *run) toResult(c ctxwin.ToolCall, t tools.Result) *ctxwin.Result {
+	res := &ctxwin.Result{
+		CallID: c.ID, Tool: c.Name, Kind: string(t.Kind), Text: t.Text, IsError: t.IsError, Summary: t.Summary,
+		Path: t.Path, StartLine: t.StartLine, EndLine: t.EndLine, TotalLines: t.TotalLines,
+		SavedTo: t.SavedTo, URL: t.URL, Query: t.Query, Source: t.File,
+	}
+	if res.Kind == "" {
+		res.Kind = c.Name
+	}
+	// A read of a file the user named or attached defines the task: it is
+	// never shed. Only its first read in the turn, and only when it leaves
+	// room for the work (an eighth of the usable window).
+	if res.Kind == ctxwin.KindRead && !res.IsError && r.sess.taskPaths[filepath.ToSlash(res.Path)] {
+		if b, ok := r.sess.m.Budget(); ok && r.sess.m.Est.Tokens(len(res.Text), false) <= b.Usable/8 {
+			res.Task = true
+			delete(r.sess.taskPaths, filepath.ToSlash(res.Path))
+		}
+	}
+	if res.Kind == ctxwin.KindRead || res.Kind == ctxwin.KindEdit || res.Kind == ctxwin.KindWrite {
+		if res.Path != "" {
+			r.a.repoMap(r.sess.root).Touch(res.Path)
+		}
+	}
+	return res
+}
+
+// toolEnv is what the tools of a session may touch.
+func (a *Agent) toolEnv(sess *session, subagents bool) *tools.Env {
+	env := &tools.Env{
+		Root:    a.opts.Workspace.Root(),
+		Files:   a.opts.Workspace,
+		Approve: a.appr.approve,
+		TempDir: a.tempDir,
+	}
+	if subagents {
+		env.Subagent = func(ctx context.Context, task string) (string, error) { return a.subagent(ctx, sess, task) }
+	}
+	return env
+}
+
+// subagentPrompt opens a subagent's own context.
+const subagentPrompt = "You are a subagent of Reika, a coding agent. Do the task below with your tools, then answer with a concise report: " +
+	"what you found or did, with file paths and line numbers. The report is all the main agent will see."
+
+// subagent runs a child session with its own context on task and returns
+// its report. It shares the model and the tools (but cannot start
+// subagents itself) and keeps no log.
+func (a *Agent) subagent(ctx context.Context, parent *session, task string) (string, error) {
+	var ts []tools.Tool
+	for _, t := range a.tools {
+		if t.Spec().Name != tools.NameSubagent {
+			ts = append(ts, t)
+		}
+	}
+	system := subagentPrompt + fmt.Sprintf("\n\nEnvironment: the workspace root is %s. Paths are relative to it.", parent.root)
+	child := &session{id: parent.id + "/sub", root: parent.root, info: parent.info}
+	child.m = a.newManager(ctxwin.NewHistory(system, tools.Specs(ts)), parent.info)
+	child.m.StartTurn(task)
+	r := &run{a: a, sess: child, turn: 1, tools: ts, quiet: true}
+	r.env = a.toolEnv(child, false)
+	if err := r.afterRound(ctx); err != nil {
+		return "", err
+	}
+	if err := r.rounds(ctx); err != nil {
+		return "", err
+	}
+	last := child.m.H.Last()
+	return last.Assistant.Content, nil
+}
+
+// taskPrompt is the user message of a turn: the prompt, and the attached
+// selection.
+func taskPrompt(p AskParams) string {
+	prompt := strings.TrimSpace(p.Prompt)
+	at := p.Attachment
+	if at == nil {
+		return prompt
+	}
+	var b strings.Builder
+	b.WriteString(prompt)
+	fmt.Fprintf(&b, "\n\n<selection file=%q lines=\"%d-%d\">\n%s\n</selection>", at.Path, at.StartLine, at.EndLine, strings.TrimRight(at.Text, "\n"))
+	return b.String()
+}
+
+var pathLike = regexp.MustCompile(`[\w./-]+\.[A-Za-z0-9]+`)
+
+// mentionedPaths are the files a request names: the attachment's and the
+// path-like words of the prompt.
+func mentionedPaths(p AskParams) map[string]bool {
+	out := map[string]bool{}
+	if p.Attachment != nil && p.Attachment.Path != "" {
+		out[filepath.ToSlash(p.Attachment.Path)] = true
+	}
+	for _, w := range pathLike.FindAllString(p.Prompt, -1) {
+		out[strings.TrimPrefix(strings.Trim(w, "."), "./")] = true
+	}
+	return out
+}
+
+func jsonArgs(s string) json.RawMessage {
+	if json.Valid([]byte(s)) {
+		return json.RawMessage(s)
+	}
+	b, _ := json.Marshal(s)
+	return b
+}
+
+// debugLine logs the prefix-cache line of a round (REIKA_DEBUG=1): an
+// append, or where the request diverged from the last one, and what the
+// engine reprocessed.
+func (r *run) debugLine(msgs []ctxwin.Message, div ctxwin.Divergence, resp *Response) {
+	if !r.a.settings().Debug {
+		return
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "reika: prefix-cache round %d: ", r.sess.m.H.Rounds()+1)
+	switch {
+	case r.sess.prev == nil:
+		b.WriteString("first request")
+	case div.Append:
+		fmt.Fprintf(&b, "append (+%d messages)", len(msgs)-len(r.sess.prev))
+	default:
+		fmt.Fprintf(&b, "diverged at message %d (%s)", div.Index, r.sess.m.Describe(div.Index))
+	}
+	switch {
+	case resp.Timings != nil:
+		fmt.Fprintf(&b, "; reprocessed %d tokens in %.2fs (cache %d)", resp.Timings.PromptN, resp.Timings.PromptMS/1000, resp.Timings.CacheN)
+	case resp.Usage != nil && resp.Usage.CachedKnown:
+		fmt.Fprintf(&b, "; reprocessed %d of %d tokens (cached %d), request %.2fs", resp.Usage.PromptTokens-resp.Usage.CachedTokens,
+			resp.Usage.PromptTokens, resp.Usage.CachedTokens, resp.Elapsed.Seconds())
+	case resp.Usage != nil:
+		fmt.Fprintf(&b, "; prompt %d tokens (no cache report), request %.2fs", resp.Usage.PromptTokens, resp.Elapsed.Seconds())
+	default:
+		fmt.Fprintf(&b, "; no usage reported, request %.2fs", resp.Elapsed.Seconds())
+	}
+	r.a.logf("%s", b.String())
+}

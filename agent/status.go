@@ -1,0 +1,133 @@
+package agent
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/reika-lsp/reika-lsp/ctxwin"
+)
+
+// Status is the current status item.
+func (a *Agent) Status() Status {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.status
+}
+
+// publishStatus recomputes the status and sends it. sess is the session of
+// the caller that owns it (the running turn); others pass nil and the last
+// size stands.
+func (a *Agent) publishStatus(sess *session) Status {
+	var (
+		chip  *ctxwin.Chip
+		b     ctxwin.Budget
+		known bool
+		ratio float64
+	)
+	if sess != nil {
+		c := sess.m.Chip()
+		chip = &c
+		b, known = sess.m.Budget()
+		ratio = sess.m.Est.LearnedRatio()
+	}
+	a.mu.Lock()
+	st := a.status
+	st.Busy = a.busy
+	var info ModelInfo
+	if a.info != nil {
+		info = *a.info
+	}
+	if sess != nil {
+		info = sess.info
+		info.Window = sess.m.Window
+		st.Session = sess.id
+	} else if a.sess != nil {
+		st.Session = a.sess.id
+	}
+	st.Model = info.Model
+	st.WindowSource = info.WindowSource
+	if st.WindowSource == "" {
+		st.WindowSource = SourceNone
+	}
+	if chip == nil && info.Window > 0 && st.Window == nil {
+		// Before the first turn: the window, nothing in it yet.
+		bb := ctxwin.NewBudget(info.Window, ctxwin.Reserve{Pinned: a.set.MinGenTokens}.Tokens(info.Window))
+		c := ctxwin.NewChip(0, &bb)
+		chip, b, known = &c, bb, true
+	}
+	if chip != nil {
+		st.Text, st.Size = chip.Text, chip.Size
+		st.Window, st.ShedPoint, st.Percent = nil, nil, nil
+		if known {
+			w, s, p := chip.Window, chip.ShedPoint, chip.Percent
+			st.Window, st.ShedPoint, st.Percent = &w, &s, &p
+		}
+		st.Tooltip = tooltip(chip, b, known, info, ratio)
+	}
+	switch {
+	case a.failure != "":
+		st.Level = LevelError
+		st.Tooltip = strings.TrimSpace(st.Tooltip + "\n\n" + a.failure)
+	case chip != nil && chip.Warning:
+		st.Level = LevelWarning
+	case st.Percent != nil && *st.Percent >= ctxwin.WarningPercent:
+		st.Level = LevelWarning
+	default:
+		st.Level = LevelOK
+	}
+	warn := st.Level == LevelWarning
+	a.status = st
+	if !warn {
+		delete(a.noticed, "warn80")
+	}
+	a.mu.Unlock()
+	if warn && st.Percent != nil {
+		a.notice("warn80", LevelWarning, fmt.Sprintf("Context at %d%% of the shed point (%s): older tool output will be shed soon", *st.Percent, st.Text))
+	}
+	a.events.Status(st)
+	return st
+}
+
+// tooltip is the budget breakdown behind the chip.
+func tooltip(c *ctxwin.Chip, b ctxwin.Budget, known bool, info ModelInfo, ratio float64) string {
+	var t strings.Builder
+	if !known {
+		fmt.Fprintf(&t, "Context: %d tokens (no known window: nothing is shed or folded)\n", c.Size)
+		if info.Reason != "" {
+			fmt.Fprintf(&t, "Window unknown: %s\n", info.Reason)
+		}
+		t.WriteString("Set REIKA_CONTEXT_WINDOW to enable context management.\n")
+	} else {
+		fmt.Fprintf(&t, "Context: %d of %d tokens, %d%% of the shed point\n", c.Size, b.Window, c.Percent)
+		fmt.Fprintf(&t, "Window: %d tokens (from %s)\n", b.Window, info.WindowSource)
+		fmt.Fprintf(&t, "Reserve: %d · usable %d\n", b.Reserve, b.Usable)
+		fmt.Fprintf(&t, "Shed point: %d → shed target %d\n", b.ShedPoint, b.ShedTarget)
+		fmt.Fprintf(&t, "Fold keeps: %d · recap: %d\n", b.FoldKeeps, b.Recap)
+	}
+	if info.Model != "" {
+		fmt.Fprintf(&t, "Model: %s", info.Model)
+		if info.Engine != "" {
+			fmt.Fprintf(&t, " (%s)", info.Engine)
+		}
+		t.WriteString("\n")
+	}
+	if ratio > 0 {
+		fmt.Fprintf(&t, "Estimate: %.2f chars/token learned\n", ctxwin.BaselineCharsPerToken/ratio)
+	}
+	return strings.TrimRight(t.String(), "\n")
+}
+
+// notice sends a one-line message; with a key, only once while the
+// condition holds (delete the key when it ends).
+func (a *Agent) notice(key, level, text string) {
+	if key != "" {
+		a.mu.Lock()
+		seen := a.noticed[key]
+		a.noticed[key] = true
+		a.mu.Unlock()
+		if seen {
+			return
+		}
+	}
+	a.events.Notice(Notice{Level: level, Text: text})
+}
