@@ -162,7 +162,7 @@ func readRange(r *bufio.Reader, start, end int) (lines []string, total int, err 
 			}
 			if chunk[len(chunk)-1] == '\n' {
 				if n >= start && n <= end && kept <= ReadBytes {
-					lines = append(lines, lineText(cur, curLen))
+					lines = append(lines, lineText(cur, curLen-1))
 					kept += len(cur)
 				}
 				total++
@@ -190,7 +190,7 @@ func readRange(r *bufio.Reader, start, end int) (lines []string, total int, err 
 }
 
 // lineText is one line for display: without its line ending, and with a
-// note when it was cut.
+// note when it was cut. full is the line's length without its newline.
 func lineText(kept []byte, full int) string {
 	s := strings.TrimRight(string(kept), "\r\n")
 	if full > ReadLineBytes {
