@@ -35,7 +35,8 @@ type htmlConv struct {
 	out     []byte
 	title   strings.Builder
 	inTitle bool
-	pre     int // depth of <pre>
+	pre     int  // depth of <pre>
+	preLead bool // a newline right after <pre> is dropped
 	lists   []string
 	links   []linkStart
 }
@@ -142,6 +143,7 @@ func (c *htmlConv) open(name, attrs string) {
 		c.newline(2)
 		c.write("```\n")
 		c.pre++
+		c.preLead = true
 	case name == "ul" || name == "ol":
 		c.newline(1)
 		c.lists = append(c.lists, name)
@@ -221,6 +223,10 @@ func (c *htmlConv) text(s string) {
 		return
 	}
 	if c.pre > 0 {
+		if c.preLead {
+			s = strings.TrimPrefix(strings.TrimPrefix(s, "\r"), "\n")
+			c.preLead = false
+		}
 		c.write(s)
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // globPattern is a compiled file pattern: * and ? match within one path
@@ -116,13 +117,21 @@ func globExpr(g string) (string, error) {
 			i = end
 		case '\\':
 			if i+1 < len(g) {
-				i++
-				b.WriteString(regexp.QuoteMeta(string(g[i])))
+				_, size := utf8.DecodeRuneInString(g[i+1:])
+				b.WriteString(regexp.QuoteMeta(g[i+1 : i+1+size]))
+				i += size
 			} else {
 				b.WriteString(`\\`)
 			}
 		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
+			r, size := utf8.DecodeRuneInString(g[i:])
+			if r == utf8.RuneError && size == 1 {
+				// An invalid byte; the matcher reads one in a name as U+FFFD.
+				b.WriteString(`\x{FFFD}`)
+			} else {
+				b.WriteString(regexp.QuoteMeta(g[i : i+size]))
+			}
+			i += size - 1
 		}
 	}
 	return b.String(), nil
