@@ -114,6 +114,20 @@ func (bashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result,
 	return res, nil
 }
 
+// commandEnv is the environment of a command: this process's, without the
+// engine's API key, and with pagers, editors and prompts that would wait for
+// a terminal turned off.
+func commandEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "REIKA_API_KEY=") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "PAGER=cat", "GIT_PAGER=cat", "GIT_EDITOR=true", "GIT_TERMINAL_PROMPT=0", "NO_COLOR=1")
+}
+
 // runResult is how a command ended.
 type runResult struct {
 	exit      int
@@ -142,7 +156,7 @@ func runCommand(ctx context.Context, dir, command string, timeout time.Duration,
 	defer pr.Close()
 	cmd := exec.Command(shell, "-c", command)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", "NO_COLOR=1")
+	cmd.Env = commandEnv()
 	cmd.Stdout, cmd.Stderr = pw, pw // an *os.File: the child writes to it directly
 	inOwnGroup(cmd)
 	if err := cmd.Start(); err != nil {

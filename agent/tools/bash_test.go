@@ -62,6 +62,16 @@ func TestBash(t *testing.T) {
 	}
 }
 
+func TestBashEnvironment(t *testing.T) {
+	t.Setenv("REIKA_API_KEY", "sk-secret")
+	t.Setenv("REIKA_TEST_VISIBLE", "yes")
+	root := workspace(t, nil)
+	res := run(t, newEnv(t, root, &approver{}), "bash", `{"command":"echo ${REIKA_API_KEY:-unset} $REIKA_TEST_VISIBLE $GIT_PAGER"}`)
+	if res.Text != "unset yes cat\n(exit status 0)\n" {
+		t.Errorf("%q", res.Text)
+	}
+}
+
 func TestBashDenied(t *testing.T) {
 	root := workspace(t, nil)
 	res := run(t, newEnv(t, root, &approver{decide: deny}), "bash", `{"command":"touch made"}`)
