@@ -38,6 +38,13 @@ func cDecls(w *walker, list *sitter.Node, out *[]Entry, imports *importRun, dept
 			continue
 		case "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef",
 			"linkage_specification", "declaration_list", "ERROR":
+			if c.Type() == "ERROR" && firstNamed(c, "function_declarator") != nil {
+				// A prototype the grammar could not place, usually for a
+				// macro after it: extern int f(int) __THROW;
+				imports.flush()
+				*out = append(*out, cDeclaration(w, c, c)...)
+				continue
+			}
 			if c.Type() == "linkage_specification" {
 				if b := field(c, "body"); b != nil && b.Type() != "declaration_list" {
 					imports.flush()
@@ -155,10 +162,13 @@ func cDeclaration(w *walker, c, outer *sitter.Node) []Entry {
 	}
 	var vars []string
 	for i := 0; i < int(c.ChildCount()); i++ {
-		if c.FieldNameForChild(i) != "declarator" {
+		d := c.Child(i)
+		if c.FieldNameForChild(i) != "declarator" && !(c.Type() == "ERROR" && d.Type() == "function_declarator") {
 			continue
 		}
-		d := c.Child(i)
+		if d.Type() == "ERROR" {
+			continue // a macro after the declarator: f(int) __THROW
+		}
 		name, qualified := cName(w, d)
 		if cIsFunc(d) {
 			kind := KindFunc
@@ -172,12 +182,27 @@ func cDeclaration(w *walker, c, outer *sitter.Node) []Entry {
 		}
 		vars = append(vars, name)
 	}
-	if len(vars) > 0 {
+	if len(vars) > 0 && !cMacroNoise(w.text(field(c, "type")), vars) {
 		e := w.entry(outer, KindVar, strings.Join(vars, ", "), strings.TrimRight(w.line(c), ";"))
 		e.minor = cStatic(w, c)
 		out = append(out, e)
 	}
 	return out
+}
+
+// cMacroNoise reports a "declaration" that is only attribute macros the
+// grammar took for a type and variables, as in glibc's headers:
+// __attribute_malloc__ __attr_dealloc_fclose __wur;
+func cMacroNoise(typ string, names []string) bool {
+	if !strings.HasPrefix(typ, "__") {
+		return false
+	}
+	for _, n := range names {
+		if !strings.HasPrefix(n, "__") {
+			return false
+		}
+	}
+	return true
 }
 
 // cSpecifier returns the kind of a struct, union, enum or class and its

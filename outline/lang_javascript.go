@@ -45,6 +45,12 @@ func walkJSStatements(w *walker, block *sitter.Node) []Entry {
 			jsFlushExports(&exports)
 			imports.add(c, w.text(firstNamed(c, "identifier")))
 			continue
+		case "lexical_declaration", "variable_declaration":
+			if mods := jsRequires(w, c); mods != nil {
+				jsFlushExports(&exports)
+				imports.add(c, mods...)
+				continue
+			}
 		case "export_statement":
 			if field(c, "declaration") == nil && field(c, "value") == nil {
 				imports.flush()
@@ -57,6 +63,31 @@ func walkJSStatements(w *walker, block *sitter.Node) []Entry {
 	}
 	flush()
 	return jsMergeOverloads(out)
+}
+
+// jsRequires returns the modules a CommonJS import declaration requires
+// (const x = require('y'), const { a } = require('y').b), or nil when the
+// declaration is something else.
+func jsRequires(w *walker, c *sitter.Node) []string {
+	var mods []string
+	for _, d := range named(c) {
+		if d.Type() != "variable_declarator" {
+			continue
+		}
+		v := field(d, "value")
+		for typ(v) == "member_expression" {
+			v = field(v, "object")
+		}
+		if typ(v) != "call_expression" || w.text(field(v, "function")) != "require" {
+			return nil
+		}
+		arg := firstNamed(field(v, "arguments"))
+		if typ(arg) != "string" {
+			return nil
+		}
+		mods = append(mods, unquote(w.text(arg)))
+	}
+	return mods
 }
 
 func jsFlushExports(r *importRun) {
@@ -241,11 +272,44 @@ func jsStatement(w *walker, c *sitter.Node, p jsPrefix, out []Entry) []Entry {
 			}
 			e := w.entry(n, kind, name, collapse(p.text+kw+" "+w.line(d)))
 			e.minor = !p.exported
+			if body := jsModuleBody(field(d, "value")); body != nil {
+				// The module pattern: var Sizzle = (function(window) { ... })(window)
+				e.Kind = KindModule
+				for _, c := range walkJSStatements(w, body) {
+					if c.Kind != KindImports && c.Kind != KindExports {
+						c.Children = nil
+						e.Children = append(e.Children, c)
+					}
+				}
+			}
 			out = append(out, e)
 		}
 		return out
 	}
 	return out
+}
+
+// jsModuleBody returns the body of an immediately invoked function that
+// spans many lines: (function () { ... })(), (() => { ... })().
+func jsModuleBody(v *sitter.Node) *sitter.Node {
+	for typ(v) == "parenthesized_expression" {
+		v = firstNamed(v)
+	}
+	if typ(v) != "call_expression" {
+		return nil
+	}
+	f := field(v, "function")
+	for typ(f) == "parenthesized_expression" {
+		f = firstNamed(f)
+	}
+	switch typ(f) {
+	case "function_expression", "function", "arrow_function":
+		body := field(f, "body")
+		if typ(body) == "statement_block" && body.EndPoint().Row-body.StartPoint().Row >= 10 {
+			return body
+		}
+	}
+	return nil
 }
 
 // jsValue makes the entry of a function or class value assigned to name;

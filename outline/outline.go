@@ -151,7 +151,9 @@ func ParseLimited(path string, src []byte, lim Limits) (*Outline, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	o.Path = path
-	o.Lang = lang
+	if o.Lang == "" {
+		o.Lang = lang // a .h file may have been read as C++
+	}
 	o.Lines = countLines(src)
 	return o, nil
 }

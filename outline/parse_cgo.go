@@ -120,7 +120,7 @@ func (g *grammar) outline(lang string, src []byte, timeout time.Duration) (*Outl
 	}()
 	root := tree.RootNode()
 	w := &walker{src: src, lang: lang}
-	o := &Outline{Entries: g.walk(w, root), Partial: root.HasError()}
+	o := &Outline{Lang: lang, Entries: g.walk(w, root), Partial: root.HasError()}
 	if !hasDecls(o.Entries) {
 		if alt := w.fallback(root); len(alt) > 0 {
 			o.Entries = append(o.Entries, alt...)
@@ -139,23 +139,26 @@ func parse(lang string, src []byte, timeout time.Duration) (*Outline, error) {
 	}
 	slots <- struct{}{}
 	defer func() { <-slots }()
-	o, err := g.outline(lang, src, timeout)
-	if lang == "c" && err == nil && o.Partial {
-		// A .h file may be C++; keep whichever grammar reads it better.
-		if alt, err := grammars["cpp"].outline("cpp", src, timeout); err == nil && better(alt, o) {
-			return alt, nil
+	if lang == "c" || lang == "cpp" {
+		src = blankCMacros(src)
+	}
+	first, second := lang, ""
+	if lang == "c" {
+		// A .h file may be C++: try the likelier grammar first, the other
+		// when it reads the file with errors, and keep the better.
+		second = "cpp"
+		if looksCPP(src) {
+			first, second = "cpp", "c"
 		}
 	}
-	return o, err
-}
-
-// better reports whether a is a better outline than b: no syntax errors
-// where b has some, or more declarations.
-func better(a, b *Outline) bool {
-	if a.Partial != b.Partial {
-		return !a.Partial
+	o, err := grammars[first].outline(first, src, timeout)
+	if err != nil || !o.Partial || second == "" {
+		return o, err
 	}
-	return count(a.Entries) > count(b.Entries)
+	if alt, err := grammars[second].outline(second, src, timeout); err == nil && !alt.Partial {
+		return alt, nil
+	}
+	return o, nil
 }
 
 func count(es []Entry) int {

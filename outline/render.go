@@ -25,7 +25,7 @@ const partialNote = "(syntax errors: the outline may be incomplete)"
 func (o *Outline) Render(budget int) string {
 	var items []item
 	for _, e := range o.Entries {
-		items = flatten(items, e, 0, -1, false)
+		items = flatten(items, e, 0, -1, 0, false)
 	}
 	var note string
 	if o.Partial {
@@ -38,16 +38,17 @@ func (o *Outline) Render(budget int) string {
 type item struct {
 	text   string
 	prio   int // lower is kept first
+	rank   int // order within a priority: members by their index in their parent
 	parent int // index of the parent item, -1 at the top level
 }
 
-func flatten(items []item, e Entry, depth, parent int, minorParent bool) []item {
+func flatten(items []item, e Entry, depth, parent, rank int, minorParent bool) []item {
 	var b strings.Builder
 	b.WriteString(strings.Repeat("  ", depth))
 	b.WriteString(lineRange(e.Line, e.EndLine))
 	b.WriteByte(' ')
 	b.WriteString(display(e))
-	it := item{text: b.String(), parent: parent}
+	it := item{text: b.String(), parent: parent, rank: rank}
 	switch {
 	case depth == 0 && e.Kind == KindImports:
 		it.prio = 4
@@ -62,8 +63,8 @@ func flatten(items []item, e Entry, depth, parent int, minorParent bool) []item 
 	}
 	items = append(items, it)
 	self := len(items) - 1
-	for _, c := range e.Children {
-		items = flatten(items, c, depth+1, self, minorParent || e.minor)
+	for i, c := range e.Children {
+		items = flatten(items, c, depth+1, self, i, minorParent || e.minor)
 	}
 	return items
 }
@@ -123,7 +124,18 @@ func fit(note string, items []item, budget int) string {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return items[a].prio - items[b].prio })
+	// Top-level entries in source order; members round-robin over their
+	// parents (the first member of each class, then the second...), so
+	// every class shows its first members rather than one class all.
+	slices.SortStableFunc(order, func(a, b int) int {
+		if d := items[a].prio - items[b].prio; d != 0 {
+			return d
+		}
+		if items[a].parent < 0 {
+			return 0
+		}
+		return items[a].rank - items[b].rank
+	})
 	keep := make([]bool, len(items))
 	kept := 0
 	for _, i := range order {

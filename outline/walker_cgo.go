@@ -113,25 +113,11 @@ func (w *walker) headFrom(from uint32, n, stop *sitter.Node) string {
 	return strings.TrimRight(s, " {:=;,")
 }
 
-// stripComments returns src[from:end] without whole lines that are only a
-// comment, which cut signatures short when collapsed.
+// stripComments returns src[from:end] with its comments replaced by a
+// space: a comment in a parameter list would otherwise end up in the
+// signature.
 func (w *walker) stripComments(from, end uint32) string {
-	s := w.src[from:end]
-	if !bytes.Contains(s, []byte("//")) && !bytes.Contains(s, []byte("#")) {
-		return string(s)
-	}
-	var b strings.Builder
-	for i, line := range strings.Split(string(s), "\n") {
-		t := strings.TrimSpace(line)
-		if i > 0 && (strings.HasPrefix(t, "//") || (strings.HasPrefix(t, "#") && (w.lang == "python" || w.lang == "ruby"))) {
-			continue
-		}
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(line)
-	}
-	return b.String()
+	return stripComments(w.src[from:end], w.lang)
 }
 
 // line returns the first line of n, collapsed, without a trailing ";" or
