@@ -186,7 +186,8 @@ type Fault struct {
 	// does for an error after streaming started.
 	StreamError bool
 	// AfterChunks is how many data chunks precede Reset, Truncate or
-	// StreamError; 0 means 1 (the role chunk).
+	// StreamError; 0 means 1 (the role chunk). With Reset, -1 drops the
+	// connection before the response's first byte.
 	AfterChunks int
 	// FirstByteDelay holds the response back before its first byte.
 	FirstByteDelay time.Duration

@@ -198,6 +198,10 @@ func (s *Server) streamChunks(a *answer) [][]byte {
 func (s *Server) writeStream(w http.ResponseWriter, a *answer) {
 	chunks := s.streamChunks(a)
 	f := a.fault
+	if f.Reset && f.AfterChunks < 0 {
+		s.reset(w, false)
+		return
+	}
 	stopAt := len(chunks)
 	if f.Reset || f.Truncate || f.StreamError {
 		stopAt = f.AfterChunks
