@@ -31,7 +31,7 @@ type Agent struct {
 	logf     func(format string, args ...any)
 
 	repoOnce sync.Once
-	repo     *outline.RepoMap
+	repo     repoMapper
 
 	discovered chan struct{} // closed when the first Info returned
 
@@ -98,9 +98,9 @@ func New(opts Options) (*Agent, error) {
 
 type nopEvents struct{}
 
-func (nopEvents) Transcript(Event) {}
-func (nopEvents) Status(Status)    {}
-func (nopEvents) Notice(Notice)    {}
+func (nopEvents) Transcript(Event)  {}
+func (nopEvents) Status(Status)     {}
+func (nopEvents) Notice(Notice)     {}
 func (nopEvents) Progress(Progress) {}
 
 func (a *Agent) settings() Settings {
@@ -301,7 +301,7 @@ func (a *Agent) Compact(ctx context.Context) CompactResult {
 	if ev == nil {
 		return CompactResult{Message: "Nothing to fold"}
 	}
-	a.record(sess, ev)
+	(&run{a: a, sess: sess, turn: sess.m.H.Turns()}).record(ev)
 	sess.logState()
 	if err := sess.log.sync(); err != nil {
 		a.logf("reika: session log: %v", err)
@@ -445,9 +445,15 @@ func (a *Agent) Save(path string) (string, error) {
 	return path, nil
 }
 
+// repoMapper is the repo map of package outline.
+type repoMapper interface {
+	Render(budget int) (string, error)
+	Touch(rel string)
+}
+
 // repoMap is the workspace's repo map, built once.
-func (a *Agent) repoMap(root string) *outline.RepoMap {
-	a.repoOnce.Do(func() { a.repo = outline.NewRepoMap(root) })
+func (a *Agent) repoMap(root string) repoMapper {
+	a.repoOnce.Do(func() { a.repo = newRepoMap(root) })
 	return a.repo
 }
 

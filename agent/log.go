@@ -32,11 +32,11 @@ type record struct {
 	Kind string `json:"t"`
 
 	// start
-	Session string             `json:"session,omitempty"`
-	Root    string             `json:"root,omitempty"`
-	System  string             `json:"system,omitempty"`
-	Tools   []ctxwin.ToolSpec  `json:"tools,omitempty"`
-	Model   string             `json:"model,omitempty"`
+	Session string            `json:"session,omitempty"`
+	Root    string            `json:"root,omitempty"`
+	System  string            `json:"system,omitempty"`
+	Tools   []ctxwin.ToolSpec `json:"tools,omitempty"`
+	Model   string            `json:"model,omitempty"`
 
 	// turn
 	Turn   int    `json:"turn,omitempty"`

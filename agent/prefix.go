@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/reika-lsp/reika-lsp/ctxwin"
-	"github.com/reika-lsp/reika-lsp/outline"
 )
 
 //go:embed system.md
@@ -23,7 +22,7 @@ const maxAgentsFile = 16 << 10
 // project's AGENTS.md), unless minimal. It is built once per session and
 // stored in the session log, so it is byte-identical across turns and
 // restarts.
-func fixedPrefix(root string, window int, s Settings, repo *outline.RepoMap) string {
+func fixedPrefix(root string, window int, s Settings, repo repoMapper) string {
 	var b strings.Builder
 	b.WriteString(strings.TrimSpace(systemPrompt))
 	fmt.Fprintf(&b, "\n\nEnvironment: the workspace root is %s (%s/%s). Paths are relative to it.\n", root, runtime.GOOS, runtime.GOARCH)

@@ -13,7 +13,6 @@ import (
 
 	"github.com/reika-lsp/reika-lsp/agent/tools"
 	"github.com/reika-lsp/reika-lsp/ctxwin"
-	"github.com/reika-lsp/reika-lsp/outline"
 )
 
 // session is one conversation: its history as the model sees it, its log,
@@ -64,7 +63,7 @@ func newSessionID() string {
 func (a *Agent) newSession(info ModelInfo) (*session, error) {
 	s := a.settings()
 	root := a.opts.Workspace.Root()
-	var repo *outline.RepoMap
+	var repo repoMapper
 	if !s.Minimal {
 		repo = a.repoMap(root)
 	}

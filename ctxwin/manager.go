@@ -55,6 +55,11 @@ type Manager struct {
 	// Outline gives a shed read its outline. Not persisted: set it again.
 	Outline Outliner `json:"-"`
 
+	// planned is the shrink Prepare planned, carried out by Shrink, for a
+	// history of plannedItems items with plannedFolded folded.
+	planned                     *Event
+	plannedItems, plannedFolded int
+
 	lastSentChars int
 }
 
@@ -116,6 +121,7 @@ type Plan struct {
 // the room left below the usable window, and without a known window it
 // collapses older results. It then says whether a shrink is due.
 func (m *Manager) Prepare() Plan {
+	m.planned = nil
 	b, ok := m.Budget()
 	if !ok {
 		ev := m.noWindowEvent()
@@ -133,6 +139,7 @@ func (m *Manager) Prepare() Plan {
 	}
 	p.Shrink = true
 	ev := m.plan(b, ReasonShedPoint, "")
+	m.planned, m.plannedItems, m.plannedFolded = ev, len(m.H.Items), m.H.Folded
 	p.Fold = ev != nil && ev.Fold != nil
 	p.Note = p.Fold && m.noteFits(b)
 	return p
@@ -181,7 +188,20 @@ func (m *Manager) Shrink(note, reason string) *Event {
 	if !ok {
 		return nil
 	}
-	ev := m.plan(b, reason, note)
+	// A shrink at the shed point carries out what Prepare planned: the
+	// note round in between changes what is carried, not what must go.
+	ev := m.planned
+	m.planned = nil
+	if ev != nil && (len(m.H.Items) != m.plannedItems || m.H.Folded != m.plannedFolded) {
+		ev = nil // the history changed since: plan again
+	}
+	if reason != ReasonShedPoint || ev == nil {
+		ev = m.plan(b, reason, note)
+	} else if ev.Fold != nil {
+		before := ev.Fold.RecapTokens
+		ev.Fold = m.fold(b, ev.Fold.Upto, note)
+		ev.After += ev.Fold.RecapTokens - before
+	}
 	if ev == nil {
 		return nil
 	}
@@ -316,6 +336,7 @@ type FoldChange struct {
 
 // Apply makes an event's changes to the history.
 func (m *Manager) Apply(ev *Event) {
+	m.planned = nil
 	h := m.H
 	for _, c := range ev.Shed {
 		if c.Item < 0 || c.Item >= len(h.Items) {

@@ -83,6 +83,7 @@ func (s *sim) request() []Message {
 			}
 			s.notes++
 			note = fmt.Sprintf("NOTE-%d: established facts", s.notes)
+			s.m.Sent() // as the agent does: the note request carried it all
 		}
 		ev = s.m.Shrink(note, ReasonShedPoint)
 		if ev != nil {

@@ -1,0 +1,394 @@
+package agent_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/reika-lsp/reika-lsp/agent"
+	"github.com/reika-lsp/reika-lsp/agent/engine"
+	"github.com/reika-lsp/reika-lsp/agent/enginetest"
+	"github.com/reika-lsp/reika-lsp/ctxwin"
+	"github.com/reika-lsp/reika-lsp/internal/deptest"
+)
+
+func TestImports(t *testing.T) {
+	deptest.Forbid(t, "github.com/reika-lsp/reika-lsp/agent", "go.lsp.dev", "github.com/sashabaranov/go-openai")
+}
+
+// readLoop reads the files in turn, forever, answering notes.
+func readLoop(files []string) enginetest.Script {
+	var mu sync.Mutex
+	i := 0
+	return func(r *enginetest.Request) enginetest.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		if r.ToolChoice == "none" {
+			return enginetest.Text("NOTE: still reading")
+		}
+		f := files[i%len(files)]
+		i++
+		return enginetest.Call("read", fmt.Sprintf(`{"path":%q}`, f))
+	}
+}
+
+// learned parses the learned chars/token from the status tooltip.
+func learned(t *testing.T, st agent.Status) float64 {
+	t.Helper()
+	m := regexp.MustCompile(`Estimate: ([0-9.]+) chars/token learned`).FindStringSubmatch(st.Tooltip)
+	if m == nil {
+		t.Fatalf("no learned estimate in the tooltip:\n%s", st.Tooltip)
+	}
+	v, _ := strconv.ParseFloat(m[1], 64)
+	return v
+}
+
+func TestEstimateAndReserveLearn(t *testing.T) {
+	for _, cpt := range []float64{2.5, 5} {
+		t.Run(fmt.Sprint(cpt), func(t *testing.T) {
+			root := t.TempDir()
+			// Prose, which the engine tokenizes at its stated density.
+			var files []string
+			for i := 0; i < 6; i++ {
+				name := fmt.Sprintf("notes%d.txt", i)
+				os.WriteFile(filepath.Join(root, name), []byte(strings.Repeat("The quick brown fox jumps over the lazy dog near the river bank. ", 60)), 0o644)
+				files = append(files, name)
+			}
+			steps := 0
+			srv := enginetest.New(enginetest.Options{Window: 32000, CharsPerToken: cpt, Script: func(r *enginetest.Request) enginetest.Reply {
+				steps++
+				if steps > 4 {
+					// A long answer teaches the reserve.
+					return enginetest.Text(strings.Repeat("word ", 4000))
+				}
+				return enginetest.Call("read", fmt.Sprintf(`{"path":%q}`, files[steps]))
+			}})
+			defer srv.Close()
+			a := newAgent(t, srv, root, agent.Settings{}, &collector{shrinkBefore: map[int]bool{}})
+			if res := a.Ask(context.Background(), agent.AskParams{Prompt: "read"}); res.Status != agent.AskDone {
+				t.Fatalf("%+v", res)
+			}
+			got := learned(t, a.Status())
+			// The fake's code density is near its prose density; what is
+			// learned must be on the right side of the 4 chars/token baseline.
+			if cpt < 4 && got >= 4 || cpt > 4 && got <= 4 {
+				t.Errorf("engine at %.1f chars/token: learned %.2f", cpt, got)
+			}
+			// Kept across turns: a second turn starts from it.
+			steps = 100
+			a.Ask(context.Background(), agent.AskParams{Prompt: "again"})
+			if again := learned(t, a.Status()); again <= 0 {
+				t.Error("the estimate was lost across turns")
+			}
+			if !strings.Contains(a.Status().Tooltip, "Reserve: ") {
+				t.Fatal("no reserve in the tooltip")
+			}
+			m := regexp.MustCompile(`Reserve: (\d+)`).FindStringSubmatch(a.Status().Tooltip)
+			if r, _ := strconv.Atoi(m[1]); r <= 2048 || r > 32000/4 {
+				t.Errorf("reserve %d after a long completion, want above 2048 and at most a quarter of the window", r)
+			}
+		})
+	}
+}
+
+func TestOverflowShrinksAndRetriesOnce(t *testing.T) {
+	root := t.TempDir()
+	files := goFiles(t, root, 10, 3000, 7000)
+	// The user says 48k; the engine has 16k.
+	reads := readLoop(files)
+	n := 0
+	srv := enginetest.New(enginetest.Options{Window: 16000, Script: func(r *enginetest.Request) enginetest.Reply {
+		if r.ToolChoice != "none" {
+			n++
+		}
+		if n > 30 {
+			return enginetest.Text("done")
+		}
+		return reads(r)
+	}})
+	defer srv.Close()
+	col := &collector{shrinkBefore: map[int]bool{}}
+	a := newAgent(t, srv, root, agent.Settings{ContextWindow: 48000}, col)
+	res := a.Ask(context.Background(), agent.AskParams{Prompt: "read everything"})
+	if res.Status != agent.AskDone {
+		t.Fatalf("the turn did not recover from the overflow: %+v", res)
+	}
+	recs := srv.Requests()
+	first := -1
+	for i, r := range recs {
+		if r.Overflowed {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		t.Fatalf("the engine never overflowed (%d requests, %+v)", len(recs), res)
+	}
+	// Each overflow is followed by one smaller retry, never a loop.
+	for i := first; i < len(recs)-1; i++ {
+		if recs[i].Overflowed && recs[i+1].Overflowed {
+			t.Fatalf("requests %d and %d both overflowed: the agent retried without shrinking", i, i+1)
+		}
+		if recs[i].Overflowed && recs[i+1].PromptTokens >= recs[i].PromptTokens {
+			t.Errorf("the retry after request %d is not smaller (%d → %d tokens)", i, recs[i].PromptTokens, recs[i+1].PromptTokens)
+		}
+	}
+	if st := a.Status(); st.WindowSource != agent.SourceOverflow || st.Window == nil || *st.Window != 16000 {
+		t.Errorf("the window stated by the overflow was not adopted: %+v", st)
+	}
+}
+
+func TestThrashGuardStops(t *testing.T) {
+	root := t.TempDir()
+	srv := enginetest.New(enginetest.Options{Window: 8192, Script: func(r *enginetest.Request) enginetest.Reply {
+		if r.ToolChoice == "none" {
+			return enginetest.Text("NOTE")
+		}
+		// Every round writes more than the shed cycle can hold.
+		return enginetest.Reply{Content: strings.Repeat("A long essay that cannot be shed. ", 140), ToolCalls: []ctxwin.ToolCall{{Name: "glob", Arguments: `{"pattern":"*.none"}`}}}
+	}})
+	defer srv.Close()
+	col := &collector{shrinkBefore: map[int]bool{}}
+	a := newAgent(t, srv, root, agent.Settings{}, col)
+	res := a.Ask(context.Background(), agent.AskParams{Prompt: "write"})
+	if res.Status != agent.AskError || !strings.Contains(res.Message, "refilled to the shed point") {
+		t.Fatalf("a thrashing session was not stopped: %+v", res)
+	}
+	if n := len(col.kinds(agent.EventFold)); n > ctxwin.ThrashLimit+1 {
+		t.Errorf("%d folds before the stop", n)
+	}
+}
+
+func TestDebugLine(t *testing.T) {
+	root := t.TempDir()
+	files := goFiles(t, root, 30, 1500, 7000)
+	var mu sync.Mutex
+	main := 0
+	srv := enginetest.New(enginetest.Options{Window: 16000, Script: cycleScript(files, &main, &mu)})
+	defer srv.Close()
+	model, _ := engine.New(engine.Config{BaseURL: srv.URL(), CacheDir: t.TempDir()})
+	var lines []string
+	var lmu sync.Mutex
+	a, err := agent.New(agent.Options{Workspace: diskWorkspace{root: root}, Model: model, StateDir: t.TempDir(),
+		Settings: agent.Settings{Debug: true, Approve: agent.ApproveAll},
+		Logf: func(f string, args ...any) {
+			lmu.Lock()
+			lines = append(lines, fmt.Sprintf(f, args...))
+			lmu.Unlock()
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	a.Ask(context.Background(), agent.AskParams{Prompt: cycleTask})
+	var appends, diverged int
+	re := regexp.MustCompile(`^reika: prefix-cache round \d+: (append \(\+\d+ messages\)|diverged at message \d+ \(.+\)|first request); reprocessed (\d+) tokens in [0-9.]+s \(cache (\d+)\)$`)
+	for _, l := range lines {
+		if !strings.Contains(l, "prefix-cache") {
+			continue
+		}
+		m := re.FindStringSubmatch(l)
+		if m == nil {
+			t.Errorf("debug line of the wrong form: %q", l)
+			continue
+		}
+		switch {
+		case strings.HasPrefix(m[1], "append"):
+			appends++
+		case strings.HasPrefix(m[1], "diverged"):
+			diverged++
+		}
+	}
+	if appends == 0 || diverged == 0 {
+		t.Errorf("%d append lines, %d divergence lines", appends, diverged)
+	}
+}
+
+func TestSecondAskRefusedAndCancel(t *testing.T) {
+	root := t.TempDir()
+	srv := enginetest.New(enginetest.Options{Window: 16000, Script: func(r *enginetest.Request) enginetest.Reply {
+		return enginetest.Reply{Content: "slow", Fault: enginetest.Fault{FirstByteDelay: 20 * time.Second}}
+	}})
+	defer srv.Close()
+	a := newAgent(t, srv, root, agent.Settings{}, &collector{shrinkBefore: map[int]bool{}})
+	done := make(chan agent.AskResult)
+	go func() { done <- a.Ask(context.Background(), agent.AskParams{Prompt: "first"}) }()
+	for len(srv.Requests()) == 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	second := a.Ask(context.Background(), agent.AskParams{Prompt: "second"})
+	if second.Status != agent.AskError || !strings.Contains(second.Message, "a turn is already running") {
+		t.Errorf("second ask: %+v", second)
+	}
+	if !a.Status().Busy {
+		t.Error("status not busy during a turn")
+	}
+	if !a.Cancel() {
+		t.Fatal("Cancel found no turn")
+	}
+	select {
+	case res := <-done:
+		if res.Status != agent.AskCancelled {
+			t.Errorf("cancelled turn: %+v", res)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the turn did not stop")
+	}
+	if a.Cancel() {
+		t.Error("Cancel with no turn running returned true")
+	}
+}
+
+func TestEngineUnreachable(t *testing.T) {
+	model, _ := engine.New(engine.Config{BaseURL: "http://127.0.0.1:1/v1", CacheDir: t.TempDir()})
+	col := &collector{shrinkBefore: map[int]bool{}}
+	a, err := agent.New(agent.Options{Workspace: diskWorkspace{root: t.TempDir()}, Model: model, StateDir: t.TempDir(), Events: col})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	res := a.Ask(context.Background(), agent.AskParams{Prompt: "hi"})
+	if res.Status != agent.AskError || !strings.Contains(res.Message, "unreachable at http://127.0.0.1:1/v1") {
+		t.Errorf("ask with no engine: %+v", res)
+	}
+	if st := a.Status(); st.Level != agent.LevelError {
+		t.Errorf("status level %q with no engine", st.Level)
+	}
+	errs := 0
+	for _, n := range col.notices {
+		if n.Level == agent.LevelError {
+			errs++
+		}
+	}
+	if errs != 1 {
+		t.Errorf("%d error notices, want exactly one while the engine stays down", errs)
+	}
+}
+
+func TestSaveKeepsEverythingAndPrefixIsFixed(t *testing.T) {
+	root := t.TempDir()
+	files := goFiles(t, root, 40, 1500, 7000)
+	os.WriteFile(filepath.Join(root, "AGENTS.md"), []byte("Always run go vet."), 0o644)
+	var mu sync.Mutex
+	main := 0
+	srv := enginetest.New(enginetest.Options{Window: 16000, Script: cycleScript(files[:25], &main, &mu)})
+	defer srv.Close()
+	a := newAgent(t, srv, root, agent.Settings{}, &collector{shrinkBefore: map[int]bool{}})
+	a.Ask(context.Background(), agent.AskParams{Prompt: cycleTask})
+	a.Ask(context.Background(), agent.AskParams{Prompt: "a second turn"})
+	var system string
+	for _, r := range srv.Requests() {
+		if r.Path != "/v1/chat/completions" {
+			continue
+		}
+		s := r.Request.Messages[0].Content
+		if system == "" {
+			system = s
+		} else if s != system {
+			t.Fatalf("the fixed prefix changed at request %d", r.Index)
+		}
+	}
+	if !strings.Contains(system, "Always run go vet.") {
+		t.Error("AGENTS.md is not in the fixed prefix")
+	}
+	path, err := a.Save("saved/transcript.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files[:25] {
+		data, _ := os.ReadFile(filepath.Join(root, f))
+		// The read's whole numbered text is there: check a middle line.
+		lines := strings.Split(string(data), "\n")
+		mid := lines[len(lines)/2]
+		if !strings.Contains(string(md), mid) {
+			t.Fatalf("the saved transcript lacks line %q of %s", mid, f)
+		}
+	}
+	for _, want := range []string{"## Turn 1", "## Turn 2", "_Folded ", "Note before the fold", cycleTask} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("the saved transcript lacks %q", want)
+		}
+	}
+}
+
+func TestMinimalModeDropsProjectContext(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "AGENTS.md"), []byte("Always run go vet."), 0o644)
+	srv := enginetest.New(enginetest.Options{Window: 16000})
+	defer srv.Close()
+	a := newAgent(t, srv, root, agent.Settings{Minimal: true}, nil)
+	a.Ask(context.Background(), agent.AskParams{Prompt: "hi"})
+	sys := srv.Requests()[len(srv.Requests())-1].Request.Messages[0].Content
+	if strings.Contains(sys, "go vet") || strings.Contains(sys, "<repo-map>") {
+		t.Errorf("minimal mode keeps project context:\n%s", sys)
+	}
+}
+
+func TestResumeReplaysTheLog(t *testing.T) {
+	root := t.TempDir()
+	files := goFiles(t, root, 40, 1500, 7000)
+	state := t.TempDir()
+	var mu sync.Mutex
+	main := 0
+	srv := enginetest.New(enginetest.Options{Window: 16000, Script: cycleScript(files[:20], &main, &mu)})
+	defer srv.Close()
+	start := func() *agent.Agent {
+		model, _ := engine.New(engine.Config{BaseURL: srv.URL(), CacheDir: t.TempDir()})
+		a, err := agent.New(agent.Options{Workspace: diskWorkspace{root: root}, Model: model, StateDir: state, Resume: true,
+			Settings: agent.Settings{Approve: agent.ApproveAll}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	a := start()
+	a.Ask(context.Background(), agent.AskParams{Prompt: cycleTask})
+	before := srv.Requests()
+	lastMsgs := before[len(before)-1].Request.Messages
+	a.Close()
+
+	b := start()
+	defer b.Close()
+	srv.SetScript(func(r *enginetest.Request) enginetest.Reply { return enginetest.Text("resumed") })
+	b.Ask(context.Background(), agent.AskParams{Prompt: "continue"})
+	after := srv.Requests()
+	next := after[len(after)-1].Request.Messages
+	// The resumed request starts with what the model last saw, and the
+	// answer to it.
+	if d := ctxwin.Diverge(lastMsgs, next); !d.Append {
+		t.Fatalf("the resumed request diverges at message %d from the last one before the restart", d.Index)
+	}
+	if !b.HasTurns() {
+		t.Error("the resumed session has no turns")
+	}
+}
+
+func TestOverflowThatCannotShrinkFailsOnce(t *testing.T) {
+	srv := enginetest.New(enginetest.Options{Window: 4096})
+	defer srv.Close()
+	a := newAgent(t, srv, t.TempDir(), agent.Settings{ContextWindow: 64000}, nil)
+	res := a.Ask(context.Background(), agent.AskParams{Prompt: strings.Repeat("a very long prompt ", 3000)})
+	if res.Status != agent.AskError || !strings.Contains(res.Message, "too large") {
+		t.Fatalf("%+v", res)
+	}
+	n := 0
+	for _, r := range srv.Requests() {
+		if r.Path == "/v1/chat/completions" {
+			n++
+		}
+	}
+	if n > 2 {
+		t.Errorf("%d requests for one overflow: want the request and at most one retry", n)
+	}
+}
