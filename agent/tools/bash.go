@@ -1,0 +1,210 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/reika-lsp/reika-lsp/ctxwin"
+)
+
+//go:embed bash.md
+var bashDescription string
+
+// Bash timeouts, in seconds.
+const (
+	BashTimeout    = 120
+	BashMaxTimeout = 600
+)
+
+// bashGrace is how long output may still arrive after the command's process
+// group was killed (from a process that left the group), before the pipe is
+// closed on it.
+const bashGrace = 2 * time.Second
+
+type bashTool struct{}
+
+const bashUsage = `{"command": string, "timeout_s"?: integer}`
+
+func (bashTool) Spec() ctxwin.ToolSpec {
+	return ctxwin.ToolSpec{Name: NameBash, Description: strings.TrimSpace(bashDescription), Parameters: []byte(`{"type":"object","properties":{"command":{"type":"string","description":"The command line, run with bash -c."},"timeout_s":{"type":"integer","description":"Timeout in seconds. Default 120, at most 600."}},"required":["command"],"additionalProperties":false}`)}
+}
+
+func (bashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {
+	a := parseArgs(raw, bashUsage)
+	command := a.str("command", true)
+	timeout, set := a.integer("timeout_s")
+	if a.err != nil {
+		return errResult(KindBash, "%v", a.err), nil
+	}
+	if strings.TrimSpace(command) == "" {
+		return errResult(KindBash, "command is empty"), nil
+	}
+	if strings.ContainsRune(command, 0) {
+		return errResult(KindBash, "command contains a NUL byte"), nil
+	}
+	var notes []string
+	switch {
+	case !set:
+		timeout = BashTimeout
+	case timeout <= 0:
+		return errResult(KindBash, "timeout_s must be a positive number of seconds, not %d", timeout), nil
+	case timeout > BashMaxTimeout:
+		notes = append(notes, fmt.Sprintf("(timeout_s %d lowered to the maximum, %d)", timeout, BashMaxTimeout))
+		timeout = BashMaxTimeout
+	}
+	short := "`" + firstLine(command, 80) + "`"
+	if strings.Contains(strings.TrimSpace(command), "\n") && !strings.HasSuffix(short, "…`") {
+		short = strings.TrimSuffix(short, "`") + " …`"
+	}
+	if !env.approve(ctx, Approval{
+		Tool:    NameBash,
+		Kind:    "command",
+		Summary: "run " + short,
+		Detail:  command,
+	}) {
+		return errResult(KindBash, "running %s was denied by the user", short), nil
+	}
+
+	out := newOutput(env, "bash")
+	run := runCommand(ctx, env.root(), command, time.Duration(timeout)*time.Second, out)
+	text, saved := out.finish()
+	if run.startErr != nil {
+		out.discard()
+		return errResult(KindBash, "cannot start the shell: %v", run.startErr), nil
+	}
+
+	var b strings.Builder
+	b.WriteString(text)
+	if text == "" {
+		b.WriteString("(no output)\n")
+	} else if !strings.HasSuffix(text, "\n") {
+		b.WriteByte('\n')
+	}
+	for _, n := range notes {
+		b.WriteString(n + "\n")
+	}
+	var status string
+	res := Result{Kind: KindBash, SavedTo: saved}
+	switch {
+	case run.timedOut:
+		status = fmt.Sprintf("timed out after %ds", timeout)
+		fmt.Fprintf(&b, "(timed out after %ds: the command and the processes it started were killed)\n", timeout)
+		res.IsError = true
+	case run.cancelled:
+		status = "cancelled"
+		b.WriteString("(cancelled: the command and the processes it started were killed)\n")
+		res.IsError = true
+	case run.signal != "":
+		status = "killed by " + run.signal
+		fmt.Fprintf(&b, "(killed by %s)\n", run.signal)
+	default:
+		status = fmt.Sprintf("exit %d", run.exit)
+		fmt.Fprintf(&b, "(exit status %d)\n", run.exit)
+	}
+	res.Text = b.String()
+	res.Summary = fmt.Sprintf("bash %s: %s, %s", short, status, plural(int(out.lines()), "line"))
+	return res, nil
+}
+
+// commandEnv is the environment of a command: this process's, without the
+// engine's API key, and with pagers, editors and prompts that would wait for
+// a terminal turned off.
+func commandEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "REIKA_API_KEY=") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "PAGER=cat", "GIT_PAGER=cat", "GIT_EDITOR=true", "GIT_TERMINAL_PROMPT=0", "NO_COLOR=1")
+}
+
+// runResult is how a command ended.
+type runResult struct {
+	exit      int
+	signal    string // the signal that killed it, when one did
+	timedOut  bool
+	cancelled bool
+	startErr  error
+}
+
+// runCommand runs command with bash (sh without it) in dir, writing its
+// combined output to w. The command leads its own process group; the group
+// is killed on timeout, on cancel, and when the command exits (so no
+// background process outlives it).
+func runCommand(ctx context.Context, dir, command string, timeout time.Duration, w io.Writer) runResult {
+	shell := "/bin/sh"
+	if p, err := exec.LookPath("bash"); err == nil {
+		shell = p
+	}
+	tctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return runResult{startErr: err}
+	}
+	defer pr.Close()
+	cmd := exec.Command(shell, "-c", command)
+	cmd.Dir = dir
+	cmd.Env = commandEnv()
+	cmd.Stdout, cmd.Stderr = pw, pw // an *os.File: the child writes to it directly
+	inOwnGroup(cmd)
+	if err := cmd.Start(); err != nil {
+		pw.Close()
+		return runResult{startErr: err}
+	}
+	pw.Close() // the children hold the write end now
+
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		io.Copy(w, pr)
+	}()
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+
+	var res runResult
+	var werr error
+	select {
+	case werr = <-waited:
+	case <-tctx.Done():
+		killGroup(cmd)
+		werr = <-waited
+		if ctx.Err() != nil {
+			res.cancelled = true
+		} else {
+			res.timedOut = true
+		}
+	}
+	killGroup(cmd) // background processes left behind
+	select {
+	case <-copied:
+	case <-time.After(bashGrace):
+		pr.Close() // a process escaped the group and holds the pipe
+		<-copied
+	}
+
+	var ee *exec.ExitError
+	switch {
+	case werr == nil:
+	case errors.As(werr, &ee):
+		res.exit = ee.ExitCode()
+		if res.exit < 0 {
+			res.signal = exitSignal(ee)
+		}
+	default:
+		res.exit = -1
+		res.signal = werr.Error()
+	}
+	return res
+}

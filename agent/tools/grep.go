@@ -1,0 +1,157 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/reika-lsp/reika-lsp/ctxwin"
+)
+
+//go:embed grep.md
+var grepDescription string
+
+// Grep limits: files larger than GrepFileBytes are skipped; a matching line
+// is printed with at most GrepLineBytes around its first match.
+const (
+	GrepFileBytes = 8 << 20
+	GrepLineBytes = 400
+)
+
+type grepTool struct{}
+
+const grepUsage = `{"pattern": string, "path"?: string, "glob"?: string}`
+
+func (grepTool) Spec() ctxwin.ToolSpec {
+	return ctxwin.ToolSpec{Name: NameGrep, Description: strings.TrimSpace(grepDescription), Parameters: []byte(`{"type":"object","properties":{"pattern":{"type":"string","description":"Regular expression (Go RE2 syntax)."},"path":{"type":"string","description":"Directory or file to search, relative to the workspace root. Default the whole workspace."},"glob":{"type":"string","description":"Only search files matching this pattern, e.g. *.go or src/**/*.ts."}},"required":["pattern"],"additionalProperties":false}`)}
+}
+
+func (grepTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {
+	a := parseArgs(raw, grepUsage)
+	pattern := a.str("pattern", true)
+	p := a.str("path", false)
+	glob := a.str("glob", false)
+	if a.err != nil {
+		return errResult(KindGrep, "%v", a.err), nil
+	}
+	if pattern == "" {
+		return errResult(KindGrep, "pattern is empty"), nil
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return errResult(KindGrep, "invalid regular expression %q: %v (Go RE2 syntax: no lookaround or backreferences)", pattern, unwrapRegexpErr(err)), nil
+	}
+	var filter *globPattern
+	if strings.TrimSpace(glob) != "" {
+		if filter, err = compileGlob(strings.TrimSpace(glob), true); err != nil {
+			return errResult(KindGrep, "glob: %v", err), nil
+		}
+	}
+	if strings.TrimSpace(p) == "" {
+		p = "."
+	}
+	pl, err := env.resolve(p)
+	if err != nil {
+		return errResult(KindGrep, "%v", err), nil
+	}
+	if err := env.allowRead(ctx, NameGrep, pl); err != nil {
+		return errResult(KindGrep, "%v", err), nil
+	}
+
+	out := newOutput(env, "grep")
+	var matches, files, skipped int
+	err = env.walkFiles(ctx, pl, func(name, rel, abs string) error {
+		if filter != nil && !filter.match(rel) {
+			return nil
+		}
+		if fi, err := os.Stat(abs); err == nil && fi.Size() > GrepFileBytes {
+			skipped++
+			return nil
+		}
+		data, err := env.files().ReadFile(abs)
+		if err != nil || isBinary(data) {
+			return nil
+		}
+		n := grepFile(out, name, data, re)
+		matches += n
+		if n > 0 {
+			files++
+		}
+		return nil
+	})
+	if err != nil {
+		out.discard()
+		if errors.Is(err, fs.ErrNotExist) {
+			return errResult(KindGrep, "%s does not exist", pl.Rel), nil
+		}
+		if ctx.Err() != nil {
+			return errResult(KindGrep, "grep was cancelled"), nil
+		}
+		return errResult(KindGrep, "cannot search %s: %v", pl.Rel, plainErr(err)), nil
+	}
+	text, saved := out.finish()
+	where := pl.Rel
+	summary := fmt.Sprintf("grep %q in %s: %s in %s", pattern, where, plural(matches, "match"), plural(files, "file"))
+	if matches == 0 {
+		text = fmt.Sprintf("No matches for %q in %s", pattern, placeName(pl))
+		if filter != nil {
+			text += fmt.Sprintf(" (files matching %q)", glob)
+		}
+		text += ".\n"
+	}
+	if skipped > 0 {
+		text += fmt.Sprintf("(%s larger than %s not searched)\n", plural(skipped, "file"), sizeString(GrepFileBytes))
+	}
+	return Result{Kind: KindGrep, Text: text, Summary: summary, SavedTo: saved, Query: pattern}, nil
+}
+
+// grepFile writes the matching lines of data as name:line:text and returns
+// how many there were.
+func grepFile(out *output, name string, data []byte, re *regexp.Regexp) int {
+	n := 0
+	line := 1
+	for len(data) > 0 {
+		var l []byte
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			l, data = data[:i], data[i+1:]
+		} else {
+			l, data = data, nil
+		}
+		l = bytes.TrimSuffix(l, []byte{'\r'})
+		if loc := re.FindIndex(l); loc != nil {
+			n++
+			fmt.Fprintf(out, "%s:%d:%s\n", name, line, excerpt(l, loc[0]))
+		}
+		line++
+	}
+	return n
+}
+
+// excerpt is line l cut to about GrepLineBytes around offset at.
+func excerpt(l []byte, at int) string {
+	if len(l) <= GrepLineBytes {
+		return string(l)
+	}
+	from := max(0, at-GrepLineBytes/4)
+	to := min(len(l), from+GrepLineBytes)
+	s := string(trimPartialRune(skipContinuation(l[from:to])))
+	if from > 0 {
+		s = "…" + s
+	}
+	if to < len(l) {
+		s += "…"
+	}
+	return s
+}
+
+// unwrapRegexpErr drops the package's prefix from a regexp error.
+func unwrapRegexpErr(err error) string {
+	return strings.TrimPrefix(err.Error(), "error parsing regexp: ")
+}

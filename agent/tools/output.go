@@ -1,0 +1,254 @@
+package tools
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strings"
+	"unicode/utf8"
+)
+
+// Limits of long results (bash, grep, glob, fetch_url).
+//
+// A result longer than SaveBytes or SaveLines is saved whole to a temp file
+// under Env.TempDir (Result.SavedTo), so the model can page through it with
+// read. Its Text keeps at most TextHead bytes of the start and TextTail of
+// the end, cut at line boundaries, with a marker between them naming the
+// omitted lines and the file. The agent may cut Text further to fit the
+// window; the file is always whole.
+const (
+	SaveBytes = 16 << 10
+	SaveLines = 500
+	TextHead  = 128 << 10
+	TextTail  = 128 << 10
+)
+
+// output collects a long result with bounded memory: the first TextHead
+// bytes, a ring of the last TextTail bytes, and, once the result is long
+// enough to be saved, everything streamed to a temp file. It is an
+// io.Writer; it never fails a write (a temp file error is reported in the
+// text instead).
+type output struct {
+	dir    string // where the temp file goes; "" means not saved
+	prefix string // temp file name prefix, e.g. "bash"
+
+	head  []byte
+	tail  ring
+	total int64
+	nl    int64 // newlines seen
+	last  byte  // the last byte written
+
+	file    *os.File
+	saveErr error
+}
+
+func newOutput(env *Env, prefix string) *output {
+	return &output{dir: env.TempDir, prefix: prefix, head: make([]byte, 0, 4096), tail: ring{size: TextTail}}
+}
+
+// Write implements io.Writer.
+func (o *output) Write(p []byte) (int, error) {
+	n0 := len(p)
+	if n0 == 0 {
+		return 0, nil
+	}
+	prev := o.total
+	o.total += int64(len(p))
+	o.nl += int64(bytes.Count(p, []byte{'\n'}))
+	o.last = p[len(p)-1]
+	if o.file == nil && o.saveErr == nil && (o.total > SaveBytes || o.nl > SaveLines) {
+		// Everything so far fits in head (prev ≤ SaveBytes < TextHead).
+		o.startFile(prev)
+	}
+	if o.file != nil {
+		if _, err := o.file.Write(p); err != nil {
+			o.saveErr = err
+			o.file.Close()
+			os.Remove(o.file.Name())
+			o.file = nil
+		}
+	}
+	if room := TextHead - len(o.head); room > 0 {
+		n := min(room, len(p))
+		o.head = append(o.head, p[:n]...)
+		p = p[n:]
+	}
+	o.tail.write(p)
+	return n0, nil
+}
+
+func (o *output) startFile(prev int64) {
+	if o.dir == "" {
+		o.saveErr = fmt.Errorf("no temp directory is configured")
+		return
+	}
+	if err := os.MkdirAll(o.dir, 0o700); err != nil {
+		o.saveErr = err
+		return
+	}
+	f, err := os.CreateTemp(o.dir, o.prefix+"-*.txt")
+	if err != nil {
+		o.saveErr = err
+		return
+	}
+	if _, err := f.Write(o.head[:prev]); err != nil {
+		o.saveErr = err
+		f.Close()
+		os.Remove(f.Name())
+		return
+	}
+	o.file = f
+}
+
+// WriteString implements io.StringWriter.
+func (o *output) WriteString(s string) (int, error) { return o.Write([]byte(s)) }
+
+// lines is the number of lines written (a last line without a newline counts).
+func (o *output) lines() int64 {
+	if o.total > 0 && o.last != '\n' {
+		return o.nl + 1
+	}
+	return o.nl
+}
+
+// finish closes the temp file and returns the text for the model and the
+// file holding the whole output ("" when it was short enough, or could not
+// be saved).
+func (o *output) finish() (text, savedTo string) {
+	if o.file != nil {
+		if err := o.file.Close(); err != nil && o.saveErr == nil {
+			o.saveErr = err
+			os.Remove(o.file.Name())
+		} else {
+			savedTo = o.file.Name()
+		}
+		o.file = nil
+	}
+	tail := o.tail.bytes()
+	if o.total <= TextHead+TextTail {
+		return string(o.head) + string(tail), savedTo
+	}
+	head := o.head
+	if i := bytes.LastIndexByte(head, '\n'); i >= len(head)/2 {
+		head = head[:i+1]
+	} else {
+		head = trimPartialRune(head)
+	}
+	if i := bytes.IndexByte(tail, '\n'); i >= 0 && i < len(tail)/2 {
+		tail = tail[i+1:]
+	} else {
+		tail = skipContinuation(tail)
+	}
+	total := o.lines()
+	headLines := int64(bytes.Count(head, []byte{'\n'}))
+	tailLines := int64(bytes.Count(tail, []byte{'\n'}))
+	if len(tail) > 0 && tail[len(tail)-1] != '\n' {
+		tailLines++
+	}
+	omitted := o.total - int64(len(head)) - int64(len(tail))
+	var m strings.Builder
+	if len(head) > 0 && head[len(head)-1] != '\n' {
+		m.WriteByte('\n')
+	}
+	fmt.Fprintf(&m, "[… %s omitted", sizeString(omitted))
+	if first, last := headLines+1, total-tailLines; first <= last && len(head) > 0 && head[len(head)-1] == '\n' {
+		fmt.Fprintf(&m, ": lines %d-%d of %d", first, last, total)
+	}
+	switch {
+	case savedTo != "":
+		fmt.Fprintf(&m, ". The whole output (%s, %d lines) is saved in %s: page through it with read (start_line, end_line) or search it with grep.]\n", sizeString(o.total), total, savedTo)
+	case o.saveErr != nil:
+		fmt.Fprintf(&m, ". The whole output (%s, %d lines) could not be saved: %v.]\n", sizeString(o.total), total, o.saveErr)
+	default:
+		fmt.Fprintf(&m, ".]\n")
+	}
+	return string(head) + m.String() + string(tail), savedTo
+}
+
+// discard closes and removes the temp file, for a result that is dropped.
+func (o *output) discard() {
+	if o.file != nil {
+		o.file.Close()
+		os.Remove(o.file.Name())
+		o.file = nil
+	}
+}
+
+// trimPartialRune drops an incomplete UTF-8 sequence at the end of b.
+func trimPartialRune(b []byte) []byte {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				return b[:i]
+			}
+			break
+		}
+	}
+	return b
+}
+
+// skipContinuation drops UTF-8 continuation bytes at the start of b.
+func skipContinuation(b []byte) []byte {
+	for i := 0; i < len(b) && i < utf8.UTFMax; i++ {
+		if utf8.RuneStart(b[i]) {
+			return b[i:]
+		}
+	}
+	return b
+}
+
+// ring keeps the last size bytes written; its buffer is allocated on the
+// first write.
+type ring struct {
+	size int
+	buf  []byte
+	pos  int // next write position
+	full bool
+}
+
+func (r *ring) write(p []byte) {
+	if len(p) == 0 {
+		return
+	}
+	if r.buf == nil {
+		r.buf = make([]byte, r.size)
+	}
+	if len(p) >= len(r.buf) {
+		copy(r.buf, p[len(p)-len(r.buf):])
+		r.pos, r.full = 0, true
+		return
+	}
+	n := copy(r.buf[r.pos:], p)
+	if n < len(p) {
+		copy(r.buf, p[n:])
+		r.full = true
+	}
+	r.pos = (r.pos + len(p)) % len(r.buf)
+	if r.pos == 0 {
+		r.full = true
+	}
+}
+
+func (r *ring) bytes() []byte {
+	if !r.full {
+		return append([]byte(nil), r.buf[:r.pos]...) // nil buf: pos is 0
+	}
+	out := make([]byte, 0, len(r.buf))
+	out = append(out, r.buf[r.pos:]...)
+	return append(out, r.buf[:r.pos]...)
+}
+
+// sizeString prints a byte count for people: 512 B, 12 KB, 3.4 MB.
+func sizeString(n int64) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprintf("%d B", n)
+	case n < 10_000:
+		return fmt.Sprintf("%.1f KB", float64(n)/1000)
+	case n < 1_000_000:
+		return fmt.Sprintf("%d KB", n/1000)
+	case n < 10_000_000:
+		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+	}
+	return fmt.Sprintf("%d MB", n/1_000_000)
+}

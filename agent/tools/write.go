@@ -1,0 +1,88 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/reika-lsp/reika-lsp/ctxwin"
+)
+
+//go:embed write.md
+var writeDescription string
+
+// ApprovalDetailBytes caps the diff shown with an approval request.
+const ApprovalDetailBytes = 64 << 10
+
+type writeTool struct{}
+
+const writeUsage = `{"path": string, "content": string}`
+
+func (writeTool) Spec() ctxwin.ToolSpec {
+	return ctxwin.ToolSpec{Name: NameWrite, Description: strings.TrimSpace(writeDescription), Parameters: []byte(`{"type":"object","properties":{"path":{"type":"string","description":"File path, relative to the workspace root."},"content":{"type":"string","description":"The whole new content of the file."}},"required":["path","content"],"additionalProperties":false}`)}
+}
+
+func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {
+	a := parseArgs(raw, writeUsage)
+	p := a.str("path", true)
+	content := a.str("content", true)
+	if a.err != nil {
+		return errResult(KindWrite, "%v", a.err), nil
+	}
+	pl, err := env.resolve(p)
+	if err != nil {
+		return errResult(KindWrite, "%v", err), nil
+	}
+	if err := env.allowWrite(ctx, NameWrite, pl); err != nil {
+		return errResult(KindWrite, "%v", err), nil
+	}
+	if pl.Inside && pl.Rel == "." {
+		return errResult(KindWrite, "%s is the workspace root, not a file", p), nil
+	}
+	fi, statErr := os.Stat(pl.Abs)
+	if statErr == nil && fi.IsDir() {
+		return errResult(KindWrite, "%s is a directory", pl.Rel), nil
+	}
+	var old []byte
+	isNew := true
+	if b, err := env.files().ReadFile(pl.Abs); err == nil {
+		old, isNew = b, false
+	}
+	n := countLines(content)
+	oldName, newName := diffNames(pl.Rel, isNew)
+	diff, _ := unifiedDiff(oldName, newName, diffLines(splitLines(string(old)), splitLines(content)))
+	what := "replace"
+	if isNew {
+		what = "new file"
+	}
+	summary := fmt.Sprintf("write %s (%s, %d lines)", pl.Rel, what, n)
+	if err := env.approveChange(ctx, NameWrite, summary, truncate(diff, ApprovalDetailBytes)); err != nil {
+		return errResult(KindWrite, "%v", err), nil
+	}
+	if err := os.MkdirAll(filepath.Dir(pl.Abs), 0o755); err != nil {
+		return errResult(KindWrite, "cannot create the directory of %s: %v", pl.Rel, plainErr(err)), nil
+	}
+	if err := env.files().WriteFile(ctx, pl.Abs, []byte(content)); err != nil {
+		return errResult(KindWrite, "cannot write %s: %v", pl.Rel, plainErr(err)), nil
+	}
+	done := fmt.Sprintf("Wrote %s (%d lines)", pl.Rel, n)
+	text := done
+	if isNew {
+		text += ", a new file"
+	}
+	return Result{Kind: KindWrite, Text: text, Summary: done, Path: pl.Rel}, nil
+}
+
+// countLines is the number of lines of s; a last line without a newline
+// counts.
+func countLines(s string) int {
+	n := strings.Count(s, "\n")
+	if s != "" && !strings.HasSuffix(s, "\n") {
+		n++
+	}
+	return n
+}
