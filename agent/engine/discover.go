@@ -49,6 +49,9 @@ func (c *Client) discover(ctx context.Context) (discovery, error) {
 		var u *agent.UnreachableError
 		if errors.As(err, &u) || ctx.Err() != nil {
 			info.Model, info.WindowSource = c.cfg.Model, agent.SourceNone
+			if c.cfg.ContextWindow > 0 {
+				info.Window, info.WindowSource = c.cfg.ContextWindow, agent.SourceSetting
+			}
 			return d, err
 		}
 		notes = append(notes, fmt.Sprintf("GET %s/models failed (%v)", c.displayURL, err))

@@ -298,3 +298,30 @@ func TestStreamedOverflowWithNoFinish(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+func TestNotAChatCompletion(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/models" {
+			w.Write([]byte(`{"data":[{"id":"m"}]}`))
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte("<html><body>Welcome to the captive portal</body></html>"))
+	}))
+	defer srv.Close()
+	c, _ := New(Config{BaseURL: srv.URL + "/v1", CacheDir: t.TempDir(), HTTPClient: testHTTP(t, nil)})
+	_, err := c.Complete(ctx(t), userReq("x"), nil)
+	var a *APIError
+	if !errors.As(err, &a) || !strings.Contains(err.Error(), "not a chat completion") || !strings.Contains(err.Error(), "captive portal") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestUnreachableKeepsTheSetting(t *testing.T) {
+	c, _ := New(Config{BaseURL: "http://127.0.0.1:1/v1", ContextWindow: 24000, Model: "m", CacheDir: t.TempDir(), HTTPClient: testHTTP(t, nil)})
+	info, err := c.Info(ctx(t))
+	var u *agent.UnreachableError
+	if !errors.As(err, &u) || info.Window != 24000 || info.WindowSource != agent.SourceSetting || info.Model != "m" {
+		t.Errorf("info %+v err %v", info, err)
+	}
+}
