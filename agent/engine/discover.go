@@ -83,9 +83,12 @@ func (c *Client) discover(ctx context.Context) (discovery, error) {
 		}
 	}
 
-	if !c.local {
-		// The catalog: the window when the endpoint gave none, and the
-		// output limit.
+	switch {
+	case !c.local && info.Engine == EngineOpenAI:
+		// A hosted endpoint: the catalog gives the window when the endpoint
+		// gave none, and the output limit. (A llama.cpp, vLLM, Ollama or LM
+		// Studio server on a public address is not a hosted provider: its
+		// runtime limits are its own.)
 		lim, note := c.catalogLimits(ctx, model)
 		if lim.context > 0 && info.Window == 0 {
 			info.Window, info.WindowSource = lim.context, agent.SourceCatalog
@@ -94,7 +97,7 @@ func (c *Client) discover(ctx context.Context) (discovery, error) {
 			notes = append(notes, note)
 		}
 		info.OutputLimit = lim.output
-	} else if info.Window == 0 {
+	case c.local && info.Window == 0:
 		notes = append(notes, fmt.Sprintf("%s is a local host, so the models.dev catalog is not consulted", c.base.Hostname()))
 	}
 

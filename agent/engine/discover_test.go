@@ -354,3 +354,17 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		t.Errorf("bad URL holding the key: %v", err)
 	}
 }
+
+// TestCatalogNotForSelfHostedEngines: a vLLM server on a public address
+// states its own window; the catalog is not asked.
+func TestCatalogNotForSelfHostedEngines(t *testing.T) {
+	cat, hits := catalogServer(t)
+	srv := enginetest.New(enginetest.Options{Shape: enginetest.ShapeVLLM, Window: 32768})
+	defer srv.Close()
+	addr := strings.TrimPrefix(srv.RootURL(), "http://")
+	c, _ := New(Config{BaseURL: "http://vllm.example.com/v1", ModelsURL: cat.URL, CacheDir: t.TempDir(), HTTPClient: testHTTP(t, func() string { return addr })})
+	info, err := c.Info(ctx(t))
+	if err != nil || info.Window != 32768 || info.Engine != EngineVLLM || info.OutputLimit != 0 || hits.Load() != 0 {
+		t.Errorf("info %+v err %v, %d catalog requests", info, err, hits.Load())
+	}
+}
