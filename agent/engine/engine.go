@@ -83,6 +83,13 @@ type Config struct {
 	Logf func(format string, args ...any)
 }
 
+// ConfigFromSettings maps the user's settings (DESIGN.md §5) onto a Config:
+// base URL, API key, model, context window and catalog URL. The caller adds
+// the HTTP client and the logger.
+func ConfigFromSettings(s agent.Settings) Config {
+	return Config{BaseURL: s.BaseURL, APIKey: s.APIKey, Model: s.Model, ContextWindow: s.ContextWindow, ModelsURL: s.ModelsURL}
+}
+
 // Retry bounds retries. The zero value means the defaults.
 type Retry struct {
 	// Attempts is the most requests made for one call, the first included;
