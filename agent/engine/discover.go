@@ -54,6 +54,10 @@ func (c *Client) discover(ctx context.Context) (discovery, error) {
 			}
 			return d, err
 		}
+		var se *statusError
+		if errors.As(err, &se) && (se.status == http.StatusUnauthorized || se.status == http.StatusForbidden) {
+			return d, fmt.Errorf("%s refused the API key (GET /models: %v); check REIKA_API_KEY or apiKeyEnv", c.displayURL, err)
+		}
 		notes = append(notes, fmt.Sprintf("GET %s/models failed (%v)", c.displayURL, err))
 	}
 	model, entry, err := c.pickModel(listing, listed)

@@ -386,3 +386,18 @@ func TestConfigFromSettings(t *testing.T) {
 		t.Errorf("config %+v", cfg)
 	}
 }
+
+func TestBadAPIKey(t *testing.T) {
+	h := newHarness(t, enginetest.Options{Shape: enginetest.ShapeHosted, APIKey: "sk-right-key"}, func(c *Config) { c.APIKey = "sk-wrong-key" })
+	_, err := h.c.Info(ctx(t))
+	if err == nil || !strings.Contains(err.Error(), "refused the API key") || !strings.Contains(err.Error(), "HTTP 401") || strings.Contains(err.Error(), "sk-wrong-key") {
+		t.Errorf("err = %v", err)
+	}
+	ok := newHarness(t, enginetest.Options{Shape: enginetest.ShapeHosted, APIKey: "sk-right-key"}, func(c *Config) { c.APIKey = "sk-right-key" })
+	if _, _, err := ok.ask(userReq("hi")); err != nil {
+		t.Errorf("with the right key: %v", err)
+	}
+	if got := ok.srv.Requests()[0].Header.Get("Authorization"); got != "Bearer sk-right-key" {
+		t.Errorf("Authorization %q", got)
+	}
+}
