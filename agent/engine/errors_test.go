@@ -222,8 +222,10 @@ func TestContextCancelled(t *testing.T) {
 		_, err := h.c.Complete(c, userReq("go"), nil)
 		done <- err
 	}()
-	for len(h.srv.Requests()) == 0 {
-		time.Sleep(time.Millisecond)
+	for deadline := time.Now().Add(time.Minute); len(h.srv.Requests()) == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) { // hang guard
+			t.Fatal("the request never reached the engine")
+		}
 	}
 	cancel()
 	select {
