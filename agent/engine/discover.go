@@ -1,0 +1,362 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	neturl "net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/reika-lsp/reika-lsp/agent"
+)
+
+// Engines, as reported in agent.ModelInfo.Engine.
+const (
+	EngineLlamaCpp = "llama.cpp"
+	EngineVLLM     = "vllm"
+	EngineOllama   = "ollama"
+	EngineLMStudio = "lmstudio"
+	EngineOpenAI   = "openai" // a hosted OpenAI-compatible endpoint
+)
+
+// probeTimeout bounds each discovery request.
+const probeTimeout = 15 * time.Second
+
+// discovery is the outcome of one discovery.
+type discovery struct {
+	info agent.ModelInfo
+	// again says the answer may change soon (an Ollama or LM Studio model
+	// not loaded yet), so the next Info asks again.
+	again bool
+}
+
+// discover finds the model, the engine and the window, in the order of
+// DESIGN.md §3.1: the setting; the endpoint (its model listing, then the
+// engine's own endpoints); the models.dev catalog for hosted endpoints.
+func (c *Client) discover(ctx context.Context) (discovery, error) {
+	var d discovery
+	info := &d.info
+	var notes []string // what was tried, for the reason when nothing answers
+
+	listing, listed, err := c.listModels(ctx)
+	if err != nil {
+		var u *agent.UnreachableError
+		if errors.As(err, &u) || ctx.Err() != nil {
+			info.Model, info.WindowSource = c.cfg.Model, agent.SourceNone
+			if c.cfg.ContextWindow > 0 {
+				info.Window, info.WindowSource = c.cfg.ContextWindow, agent.SourceSetting
+			}
+			return d, err
+		}
+		var se *statusError
+		if errors.As(err, &se) && (se.status == http.StatusUnauthorized || se.status == http.StatusForbidden) {
+			return d, fmt.Errorf("%s refused the API key (GET /models: %v); check REIKA_API_KEY or apiKeyEnv", c.displayURL, err)
+		}
+		notes = append(notes, fmt.Sprintf("GET %s/models failed (%v)", c.displayURL, err))
+	}
+	model, entry, err := c.pickModel(listing, listed)
+	if err != nil {
+		return d, err
+	}
+	info.Model = model
+	info.Engine = c.detectEngine(ctx, entry)
+	c.logf("engine: %s at %s, model %s", orUnknown(info.Engine), c.displayURL, model)
+
+	if c.cfg.ContextWindow > 0 {
+		info.Window, info.WindowSource = c.cfg.ContextWindow, agent.SourceSetting
+	} else if n, where := c.listingWindow(listing, entry); n > 0 {
+		info.Window, info.WindowSource = n, agent.SourceEndpoint
+		c.logf("engine: window %d from GET /v1/models %s", n, where)
+	} else {
+		if listed {
+			notes = append(notes, "GET /v1/models states no window")
+		}
+		n, again, note := c.engineWindow(ctx, info.Engine, model, len(listing.Data))
+		d.again = again
+		if n > 0 {
+			info.Window, info.WindowSource = n, agent.SourceEndpoint
+			c.logf("engine: window %d from %s", n, note)
+		} else if note != "" {
+			notes = append(notes, note)
+		}
+	}
+
+	switch {
+	case !c.local && info.Engine == EngineOpenAI:
+		// A hosted endpoint: the catalog gives the window when the endpoint
+		// gave none, and the output limit. (A llama.cpp, vLLM, Ollama or LM
+		// Studio server on a public address is not a hosted provider: its
+		// runtime limits are its own.)
+		lim, note := c.catalogLimits(ctx, model)
+		if lim.context > 0 && info.Window == 0 {
+			info.Window, info.WindowSource = lim.context, agent.SourceCatalog
+			c.logf("engine: window %d from the models.dev catalog (%s)", lim.context, note)
+		} else if lim.context == 0 && info.Window == 0 {
+			notes = append(notes, note)
+		}
+		info.OutputLimit = lim.output
+	case c.local && info.Window == 0:
+		notes = append(notes, fmt.Sprintf("%s is a local host, so the models.dev catalog is not consulted", c.base.Hostname()))
+	}
+
+	if info.Window == 0 {
+		info.WindowSource = agent.SourceNone
+		info.Reason = "no context window found: " + strings.Join(notes, "; ") + "; set REIKA_CONTEXT_WINDOW (or contextWindow) to the engine's window"
+		c.logf("engine: %s", info.Reason)
+	}
+	return d, nil
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown engine"
+	}
+	return s
+}
+
+// get fetches root-relative or base-relative JSON with the key; a non-2xx
+// status is an error carrying the status.
+func (c *Client) get(ctx context.Context, url string) ([]byte, error) {
+	return c.do(ctx, http.MethodGet, url, nil)
+}
+
+type statusError struct {
+	status int
+	body   string
+}
+
+func (e *statusError) Error() string {
+	if e.body == "" {
+		return fmt.Sprintf("HTTP %d", e.status)
+	}
+	return fmt.Sprintf("HTTP %d: %s", e.status, e.body)
+}
+
+func (c *Client) do(ctx context.Context, method, url string, body []byte) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, r)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.cfg.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		if isUnreachable(err) {
+			return nil, &agent.UnreachableError{URL: c.displayURL, Hint: unreachableHint, Err: innerURLError(err)}
+		}
+		return nil, innerURLError(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, &statusError{status: resp.StatusCode, body: parseErrorBody(b).Message}
+	}
+	return b, nil
+}
+
+// listModels fetches GET <base>/models. listed says whether the body was a
+// model listing.
+func (c *Client) listModels(ctx context.Context) (modelListing, bool, error) {
+	b, err := c.get(ctx, c.baseURL+"/models")
+	if err != nil {
+		return modelListing{}, false, err
+	}
+	l, ok := parseModels(b)
+	if !ok {
+		return modelListing{}, false, fmt.Errorf("GET %s/models: not a model listing: %s", c.displayURL, plainText(b))
+	}
+	return l, true, nil
+}
+
+// pickModel resolves the configured model against the listing: the
+// configured one must be listed; with none configured, the endpoint's only
+// model (or only loaded model) is used.
+func (c *Client) pickModel(l modelListing, listed bool) (string, modelEntry, error) {
+	want := c.cfg.Model
+	ids := l.ids()
+	if want != "" {
+		if e, ok := l.find(want); ok {
+			return string(e.ID), e, nil
+		}
+		if !listed {
+			return want, modelEntry{}, nil // the endpoint lists nothing: trust the setting
+		}
+		if len(ids) == 0 {
+			return "", modelEntry{}, fmt.Errorf("model %q: %s lists no models", want, c.displayURL)
+		}
+		return "", modelEntry{}, fmt.Errorf("model %q is not served by %s; it lists: %s (set REIKA_MODEL to one of them)", want, c.displayURL, listIDs(ids))
+	}
+	if !listed {
+		return "", modelEntry{}, fmt.Errorf("no model set and %s does not list its models; set REIKA_MODEL", c.displayURL)
+	}
+	switch len(ids) {
+	case 0:
+		return "", modelEntry{}, fmt.Errorf("%s lists no models; load one or set REIKA_MODEL", c.displayURL)
+	case 1:
+		return ids[0], l.Data[slices.IndexFunc(l.Data, func(e modelEntry) bool { return e.ID != "" })], nil
+	}
+	var loaded []modelEntry
+	for _, e := range l.Data {
+		if e.ID != "" && e.loaded() && (e.Status != nil || e.State != "") {
+			loaded = append(loaded, e)
+		}
+	}
+	if len(loaded) == 1 {
+		return string(loaded[0].ID), loaded[0], nil
+	}
+	return "", modelEntry{}, fmt.Errorf("%s serves several models: %s; set REIKA_MODEL to one of them", c.displayURL, listIDs(ids))
+}
+
+func listIDs(ids []string) string {
+	const max = 20
+	if len(ids) > max {
+		return strings.Join(ids[:max], ", ") + fmt.Sprintf(" and %d more", len(ids)-max)
+	}
+	return strings.Join(ids, ", ")
+}
+
+// listingWindow is the window the listing states for the model, or for the
+// base model of a LoRA adapter (vLLM lists adapters without max_model_len).
+func (c *Client) listingWindow(l modelListing, e modelEntry) (int, string) {
+	if n, where := e.window(); n > 0 {
+		return n, where
+	}
+	for _, base := range []optString{e.Root, e.Parent} {
+		if base != "" && base != e.ID {
+			if b, ok := l.find(string(base)); ok {
+				if n, where := b.window(); n > 0 {
+					return n, where + " of " + string(base)
+				}
+			}
+		}
+	}
+	return 0, ""
+}
+
+// detectEngine names the engine from the listing's owned_by and, for a
+// local endpoint that does not say, from the engines' own endpoints.
+func (c *Client) detectEngine(ctx context.Context, e modelEntry) string {
+	switch strings.ToLower(string(e.OwnedBy)) {
+	case "llamacpp":
+		return EngineLlamaCpp
+	case "vllm":
+		return EngineVLLM
+	case "library":
+		return EngineOllama
+	case "organization_owner":
+		return EngineLMStudio
+	}
+	if e.Meta != nil {
+		return EngineLlamaCpp
+	}
+	if !c.local {
+		return EngineOpenAI
+	}
+	if b, err := c.get(ctx, c.rootURL+"/api/version"); err == nil {
+		var v struct {
+			Version optString `json:"version"`
+		}
+		if lenient(b, &v) && v.Version != "" {
+			return EngineOllama
+		}
+	}
+	if b, err := c.get(ctx, c.rootURL+"/api/v0/models"); err == nil {
+		if l, ok := parseModels(b); ok && len(l.Data) > 0 {
+			return EngineLMStudio
+		}
+	}
+	if b, err := c.get(ctx, c.rootURL+"/props"); err == nil {
+		if _, ok := parseProps(b); ok {
+			return EngineLlamaCpp
+		}
+	}
+	if e.MaxModelLen.Valid {
+		return EngineVLLM
+	}
+	return ""
+}
+
+// engineWindow asks the engine's own endpoints for the window: llama.cpp's
+// /props, Ollama's /api/ps and /api/show, LM Studio's /api/v0 and /api/v1
+// listings. note says where the window came from, or why there is none.
+func (c *Client) engineWindow(ctx context.Context, engine, model string, listed int) (n int, again bool, note string) {
+	switch engine {
+	case EngineLlamaCpp:
+		url := c.rootURL + "/props"
+		if listed > 1 {
+			url += "?model=" + neturl.QueryEscape(model) // router mode
+		}
+		b, err := c.get(ctx, url)
+		if err != nil {
+			return 0, false, fmt.Sprintf("GET /props failed (%v)", err)
+		}
+		if n, ok := parseProps(b); ok {
+			return n, false, "GET /props default_generation_settings.n_ctx"
+		}
+		return 0, false, "GET /props states no n_ctx"
+	case EngineOllama:
+		if b, err := c.get(ctx, c.rootURL+"/api/ps"); err == nil {
+			if n, ok := parseOllamaPS(b, model); ok {
+				return n, false, "Ollama GET /api/ps context_length"
+			}
+		}
+		body, _ := json.Marshal(map[string]string{"model": model})
+		b, err := c.do(ctx, http.MethodPost, c.rootURL+"/api/show", body)
+		if err != nil {
+			return 0, true, fmt.Sprintf("Ollama has not loaded %s and POST /api/show failed (%v)", model, err)
+		}
+		numCtx, trained := parseOllamaShow(b)
+		if numCtx > 0 {
+			return numCtx, false, "Ollama POST /api/show num_ctx"
+		}
+		note = fmt.Sprintf("Ollama has not loaded %s yet, so its window is unknown until it does", model)
+		if trained > 0 {
+			note += fmt.Sprintf(" (it was trained for %d tokens, but Ollama runs models with a smaller default context)", trained)
+		}
+		return 0, true, note
+	case EngineLMStudio:
+		maxCtx := 0
+		if b, err := c.get(ctx, c.rootURL+"/api/v0/models"); err == nil {
+			if loaded, m, ok := parseLMStudioV0(b, model); ok {
+				if loaded > 0 {
+					return loaded, false, "LM Studio GET /api/v0/models loaded_context_length"
+				}
+				maxCtx = m
+			}
+		}
+		if b, err := c.get(ctx, c.rootURL+"/api/v1/models"); err == nil {
+			if loaded, m, ok := parseLMStudioV1(b, model); ok {
+				if loaded > 0 {
+					return loaded, false, "LM Studio GET /api/v1/models loaded_instances context_length"
+				}
+				maxCtx = max(maxCtx, m)
+			}
+		}
+		note = fmt.Sprintf("LM Studio has not loaded %s yet, so its window is unknown until it does", model)
+		if maxCtx > 0 {
+			note += fmt.Sprintf(" (its maximum is %d tokens, but LM Studio loads models with a smaller context by default)", maxCtx)
+		}
+		return 0, true, note
+	}
+	return 0, false, ""
+}

@@ -1,0 +1,318 @@
+package enginetest
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+
+	"github.com/reika-lsp/reika-lsp/ctxwin"
+)
+
+// answer is everything needed to write one chat completion response, decided
+// under the lock and written after it.
+type answer struct {
+	status int    // non-200: an error response with body
+	body   []byte // the error body
+	header map[string]string
+	// errorLine: a streamed overflow the pre-Oct-2025 llama.cpp way.
+	errorLine []byte
+
+	req    *parsedRequest
+	id     string
+	msg    ctxwin.Message
+	finish string
+
+	promptTokens, cacheN, promptN, completion int
+	promptMS                                  float64
+	fault                                     Fault
+}
+
+// chat handles POST /v1/chat/completions.
+func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 256<<20))
+	if err != nil {
+		return
+	}
+	a := s.decide(r, body)
+	if d := a.fault.FirstByteDelay; d > 0 {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-sleep(d):
+		}
+	}
+	switch {
+	case a.errorLine != nil:
+		s.writeErrorLine(w, a.errorLine)
+	case a.status != http.StatusOK:
+		for k, v := range a.header {
+			w.Header().Set(k, v)
+		}
+		writeJSON(w, a.status, a.body)
+	case a.req.Stream:
+		s.writeStream(w, a)
+	default:
+		s.writeCompletion(w, a)
+	}
+}
+
+// decide parses the request, asks the script, applies the window and the
+// prefix cache, generates the reply, updates the slot and records it all.
+func (s *Server) decide(r *http.Request, body []byte) *answer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec := Recorded{Index: len(s.records), Path: r.URL.Path, Body: body, Header: r.Header.Clone()}
+	a := s.decideLocked(&rec)
+	rec.Status = a.status
+	if a.errorLine != nil {
+		rec.Status = http.StatusOK
+	}
+	s.records = append(s.records, rec)
+	return a
+}
+
+func (s *Server) decideLocked(rec *Recorded) *answer {
+	o := s.opts
+	fail := func(status int, typ, msg, param string, code any, extra obj) *answer {
+		return &answer{status: status, body: s.errorBody(status, typ, msg, param, code, extra)}
+	}
+	p, err := parseRequest(rec.Body)
+	if err != nil {
+		return fail(400, "", err.Error(), "", nil, nil)
+	}
+	p.Index = rec.Index
+	if !s.modelMatches(p.Model) {
+		msg := fmt.Sprintf("The model `%s` does not exist.", p.Model)
+		if o.Shape == ShapeOllama {
+			msg = fmt.Sprintf("model %q not found, try pulling it first", p.Model)
+		}
+		return fail(404, "", msg, "model", "model_not_found", nil)
+	}
+	if !o.Lenient {
+		if err := checkToolPairs(p.Messages); err != nil {
+			return fail(400, "", err.Error(), "messages", nil, nil)
+		}
+	}
+	prompt := renderPrompt(p.toolJSON, p.Messages)
+	tokens := s.tok.Tokens(nil, prompt)
+	n := len(tokens)
+	p.PromptTokens = n
+	rec.Request = p.Request
+	rec.PromptTokens = n
+
+	reply := Reply{Content: "ok"}
+	if s.script != nil {
+		req := p.Request
+		req.Messages = slices.Clone(p.Messages)
+		reply = s.script(&req)
+	}
+	rec.Reply = reply
+	a := &answer{req: p, fault: reply.Fault, status: http.StatusOK}
+
+	if f := reply.Fault; f.Status != 0 {
+		if f.Body != "" {
+			a.status, a.body = f.Status, []byte(f.Body)
+		} else {
+			msg := f.Message
+			if msg == "" {
+				msg = defaultFaultMessage(f.Status)
+			}
+			var code any
+			if f.Status == 429 {
+				code = "rate_limit_exceeded"
+			}
+			a = fail(f.Status, "", msg, "", code, nil)
+			a.fault = f
+		}
+		if f.RetryAfter != "" {
+			a.header = map[string]string{"Retry-After": f.RetryAfter}
+		}
+		return a
+	}
+	if o.RejectStreamWithTools && p.Stream && len(p.Tools) > 0 {
+		a2 := fail(500, "server_error", "Cannot use tools with stream", "", nil, nil)
+		a2.fault = reply.Fault
+		return a2
+	}
+
+	// The window.
+	if ov := s.overflow(p, n); ov != nil {
+		rec.Overflowed = true
+		ov.fault = reply.Fault
+		return ov
+	}
+	if o.Shape == ShapeOllama && n >= o.Window {
+		// Ollama truncates silently and answers 200; the part it keeps can
+		// be about half of num_ctx (ollama#3839, #17427).
+		rec.Overflowed = true
+		tokens = tokens[n-o.Window/2:]
+		n = len(tokens)
+		prompt = "" // the slot below is rebuilt from tokens
+	}
+
+	// The prefix cache.
+	lcp := commonPrefix(s.slot, tokens)
+	if p.CachePrompt != nil && !*p.CachePrompt && s.isLlama() {
+		lcp = 0
+	}
+	if lcp >= n {
+		lcp = n - 1 // llama.cpp always processes at least one token
+	}
+	cacheN := lcp
+	switch o.Shape {
+	case ShapeVLLM:
+		cacheN = lcp / 16 * 16 // full KV blocks only
+	case ShapeHosted:
+		cacheN = 0
+		if n >= 1024 && lcp >= 1024 {
+			cacheN = lcp / 128 * 128
+		}
+	}
+	a.promptTokens, a.cacheN, a.promptN = n, cacheN, n-cacheN
+	a.promptMS = round3(float64(a.promptN) * o.PromptMSPerToken)
+
+	// The reply.
+	msg := ctxwin.Message{Role: ctxwin.RoleAssistant, Content: reply.Content, Reasoning: reply.Reasoning}
+	calls := reply.ToolCalls
+	if len(p.Tools) == 0 || p.ToolChoice == "none" {
+		calls = nil // an engine makes no calls it was not offered
+	}
+	for j, c := range calls {
+		if c.ID == "" && !o.OmitToolCallIDs {
+			c.ID = s.toolCallID(rec.Index, j)
+		}
+		if o.OmitToolCallIDs {
+			c.ID = ""
+		}
+		msg.ToolCalls = append(msg.ToolCalls, c)
+	}
+	finish := reply.Finish
+	limit := p.MaxTokens
+	if room := o.Window - n; o.Shape != ShapeHosted && (limit == 0 || room < limit) {
+		limit = room // the context fills during generation
+	}
+	completion := s.tok.Count(assistantBody(msg))
+	if limit > 0 && completion > limit {
+		msg = s.cutReply(msg, limit)
+		completion = min(s.tok.Count(assistantBody(msg)), limit)
+		finish = "length"
+	}
+	if finish == "" {
+		finish = "stop"
+		if len(msg.ToolCalls) > 0 {
+			finish = "tool_calls"
+		}
+	}
+	a.msg, a.finish, a.completion = msg, finish, completion
+	a.id = fmt.Sprintf("chatcmpl-fake%08d", rec.Index)
+
+	// The slot now holds the prompt and the reply as the template renders it.
+	suffix := assistantBody(msg) + markEnd + "\n"
+	if prompt == "" {
+		s.slot = append(slices.Clone(tokens), s.tok.Tokens(nil, suffix)...)
+	} else {
+		s.slot = s.tok.Tokens(s.slot[:0], prompt+suffix)
+	}
+	s.loaded = true
+
+	rec.CacheN, rec.PromptN, rec.PromptMS = a.cacheN, a.promptN, a.promptMS
+	rec.CompletionTokens = completion
+	rec.Reply.Content, rec.Reply.Reasoning, rec.Reply.ToolCalls, rec.Reply.Finish = msg.Content, msg.Reasoning, msg.ToolCalls, finish
+	return a
+}
+
+// overflow returns the engine's refusal of a prompt too long for its window,
+// or nil.
+func (s *Server) overflow(p *parsedRequest, n int) *answer {
+	o := s.opts
+	W, max := o.Window, p.MaxTokens
+	switch o.Shape {
+	case ShapeLlamaCpp, ShapeLlamaCpp2025:
+		// server-context.cpp: the prompt alone against the slot's n_ctx.
+		if n < W {
+			return nil
+		}
+		if p.Stream && o.StreamErrorLine {
+			line := mustJSON(obj{"code": 400, "message": "the request exceeds the available context size, try increasing it",
+				"type": "exceed_context_size_error", "n_prompt_tokens": n, "n_ctx": W})
+			return &answer{status: 400, errorLine: line}
+		}
+		msg := fmt.Sprintf("request (%d tokens) exceeds the available context size (%d tokens), try increasing it", n, W)
+		return &answer{status: 400, body: s.errorBody(400, "exceed_context_size_error", msg, "", nil,
+			obj{"n_prompt_tokens": n, "n_ctx": W})}
+	case ShapeVLLM:
+		// vLLM: prompt + requested output against max_model_len.
+		if n+max <= W && n < W {
+			return nil
+		}
+		var msg, param string
+		switch {
+		case o.FlatErrors:
+			msg = fmt.Sprintf("This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion). Please reduce the length of the messages or completion.", W, n+max, n, max)
+		case max > 0:
+			msg = fmt.Sprintf("This model's maximum context length is %d tokens. However, you requested %d output tokens and your prompt contains at least %d input tokens, for a total of at least %d tokens. Please reduce the length of the input prompt or the number of requested output tokens. (parameter=input_tokens, value=%d)", W, max, n, n+max, n)
+			param = "input_tokens"
+		default:
+			msg = fmt.Sprintf("You passed %d input tokens and requested 0 output tokens. However, the model's context length is only %d tokens, resulting in a maximum input length of %d tokens. Please reduce the length of the input prompt. (parameter=input_tokens, value=%d)", n, W, W, n)
+			param = "input_tokens"
+		}
+		return &answer{status: 400, body: s.errorBody(400, "BadRequestError", msg, param, nil, nil)}
+	case ShapeHosted:
+		if n+max <= W {
+			return nil
+		}
+		msg := fmt.Sprintf("This model's maximum context length is %d tokens. However, your messages resulted in %d tokens. Please reduce the length of the messages.", W, n)
+		if max > 0 {
+			msg = fmt.Sprintf("This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion). Please reduce the length of the messages or completion.", W, n+max, n, max)
+		}
+		return &answer{status: 400, body: s.errorBody(400, "invalid_request_error", msg, "messages", "context_length_exceeded", nil)}
+	case ShapeLMStudio:
+		if n < W {
+			return nil
+		}
+		msg := fmt.Sprintf("Trying to keep the first %d tokens when context the overflows. However, the model is loaded with context length of only %d tokens, which is not enough. Try to load the model with a larger context length, or provide a shorter input", n, W)
+		return &answer{status: 400, body: s.errorBody(400, "invalid_request_error", msg, "", nil, nil)}
+	}
+	return nil
+}
+
+// cutReply cuts a reply to at most limit tokens: reasoning first, then
+// content; tool calls do not survive a cut.
+func (s *Server) cutReply(m ctxwin.Message, limit int) ctxwin.Message {
+	out := ctxwin.Message{Role: m.Role}
+	r := s.tok.Count(m.Reasoning)
+	if r >= limit {
+		out.Reasoning = s.tok.Prefix(m.Reasoning, limit)
+		return out
+	}
+	out.Reasoning = m.Reasoning
+	out.Content = s.tok.Prefix(m.Content, limit-r)
+	return out
+}
+
+func (s *Server) toolCallID(req, j int) string {
+	switch s.opts.Shape {
+	case ShapeVLLM:
+		return fmt.Sprintf("chatcmpl-tool-%08x%02x", req, j)
+	case ShapeHosted:
+		return fmt.Sprintf("call_fake%06d%02d", req, j)
+	}
+	return fmt.Sprintf("fc%06d%02dfakeid", req, j)
+}
+
+func defaultFaultMessage(status int) string {
+	switch status {
+	case 429:
+		return "Rate limit reached for requests. Please try again later."
+	case 503:
+		return "Loading model"
+	case 502:
+		return "Bad gateway"
+	}
+	return "The server had an error while processing your request."
+}
+
+func round3(x float64) float64 {
+	return float64(int64(x*1000+0.5)) / 1000
+}

@@ -1,0 +1,342 @@
+// Package enginetest is a protocol-faithful fake inference engine for tests
+// and benchmarks: an HTTP server that speaks the OpenAI-compatible chat API
+// the way real engines do, with their exact JSON shapes.
+//
+// Shapes it reproduces (Options.Shape):
+//
+//   - "llamacpp": llama.cpp's llama-server as built in 2026 — GET /v1/models
+//     with data[].meta.n_ctx (the per-slot window) beside n_ctx_train, GET
+//     /props, usage with prompt_tokens_details.cached_tokens (PR #19361),
+//     timings (cache_n, prompt_n, prompt_ms, ...) on the last chunk, and the
+//     400 exceed_context_size_error with n_prompt_tokens and n_ctx when the
+//     prompt reaches n_ctx. With Options.StreamErrorLine a streamed overflow
+//     is reported the pre-October-2025 way (HTTP 200, an `error:` SSE line,
+//     then [DONE]).
+//   - "llamacpp-2025": a late-2025 llama-server — /v1/models meta without
+//     n_ctx (so the window is only in GET /props
+//     default_generation_settings.n_ctx) and usage without
+//     prompt_tokens_details; timings as above.
+//   - "vllm": vLLM's OpenAI server — /v1/models with max_model_len, the 400
+//     BadRequestError when prompt + max_tokens exceeds it (nested form, or
+//     the older flat form with Options.FlatErrors), block-granular
+//     cached_tokens (omitted when 0), reasoning in the `reasoning` field.
+//   - "hosted": an OpenAI-style hosted endpoint — no window anywhere, usage
+//     with cached_tokens (1024-token minimum, 128-token steps), and the 400
+//     context_length_exceeded error.
+//   - "ollama": Ollama's /v1 layer with /api/version, /api/ps (context_length
+//     of the loaded model), /api/show (model_info <arch>.context_length and
+//     Modelfile parameters) and its silent prompt truncation on overflow.
+//   - "lmstudio": LM Studio with /api/v0/models (loaded_context_length,
+//     max_context_length) and the 0.4 /api/v1/models listing.
+//
+// The fake has one slot with a prefix cache over its own deterministic
+// tokenization (see tokenizer): each prompt is rendered by a ChatML-like
+// chat template, its longest common token prefix with the slot (the
+// previous prompt plus the reply generated for it) is reused, and the reuse
+// is reported as llama.cpp does (cache_n, prompt_n, prompt_ms). Replies come
+// from a Script, a function of the parsed request; faults (5xx, 429, reset
+// or truncated streams, a streamed error, a slow first byte) are injected
+// per reply. Everything is deterministic: ids, timestamps and timings
+// derive from the request number and the token counts, never the clock.
+package enginetest
+
+import (
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/reika-lsp/reika-lsp/ctxwin"
+)
+
+// Shapes.
+const (
+	ShapeLlamaCpp     = "llamacpp"
+	ShapeLlamaCpp2025 = "llamacpp-2025"
+	ShapeVLLM         = "vllm"
+	ShapeHosted       = "hosted"
+	ShapeOllama       = "ollama"
+	ShapeLMStudio     = "lmstudio"
+)
+
+// Shapes lists every shape the fake serves.
+var Shapes = []string{ShapeLlamaCpp, ShapeLlamaCpp2025, ShapeVLLM, ShapeHosted, ShapeOllama, ShapeLMStudio}
+
+// Defaults of Options.
+const (
+	DefaultWindow           = 16384
+	DefaultModel            = "fake-coder"
+	DefaultCharsPerToken    = 3.5
+	DefaultPromptMSPerToken = 0.5
+	// predictedMSPerToken is the simulated generation cost in timings.
+	predictedMSPerToken = 20.0
+)
+
+// Options configure a fake engine. The zero value is a llama.cpp 2026
+// server with a 16384-token window.
+type Options struct {
+	// Shape is one of the Shape constants; "" means ShapeLlamaCpp.
+	Shape string
+	// Window is n_ctx (llama.cpp), max_model_len (vLLM), the loaded context
+	// (Ollama, LM Studio), or the hosted model's limit. 0 means
+	// DefaultWindow.
+	Window int
+	// TrainedWindow is n_ctx_train, Ollama's <arch>.context_length and LM
+	// Studio's max_context_length; 0 means 4×Window.
+	TrainedWindow int
+	// Model is the model id the engine lists; "" means DefaultModel.
+	Model string
+	// Script decides each reply; nil answers "ok" to everything.
+	Script Script
+	// CharsPerToken is the tokenizer's prose density; 0 means
+	// DefaultCharsPerToken. Code tokenizes denser.
+	CharsPerToken float64
+	// PromptMSPerToken is the simulated prefill cost per processed prompt
+	// token, reported in timings.prompt_ms; 0 means DefaultPromptMSPerToken.
+	PromptMSPerToken float64
+	// APIKey, when set, is required as "Authorization: Bearer KEY" (llama.cpp
+	// leaves /v1/models, /props and /health public, as it does).
+	APIKey string
+
+	// StreamErrorLine makes llama.cpp shapes report a streamed overflow as
+	// builds before PR #16486 (Oct 2025) did: HTTP 200, `error: {...}`, then
+	// `data: [DONE]`.
+	StreamErrorLine bool
+	// FlatErrors makes vLLM answer errors in the older flat form
+	// {"object":"error","message":...}.
+	FlatErrors bool
+	// RejectStreamWithTools makes the engine refuse stream:true with tools
+	// (HTTP 500 "Cannot use tools with stream"), as llama.cpp builds of
+	// spring 2025 did.
+	RejectStreamWithTools bool
+	// OmitToolCallIDs leaves tool calls without ids, as some engines do.
+	OmitToolCallIDs bool
+	// Unloaded starts an Ollama or LM Studio model unloaded: /api/ps and
+	// loaded_context_length report it only after the first completion.
+	Unloaded bool
+	// OllamaNumCtx makes Ollama's /api/show parameters carry "num_ctx
+	// <Window>", as a Modelfile that sets it does.
+	OllamaNumCtx bool
+	// Lenient turns off the check that every tool result answers a tool
+	// call of the preceding assistant message and every call is answered
+	// (OpenAI rejects both with a 400; so does the fake by default).
+	Lenient bool
+}
+
+// Script decides the reply to one chat completion request.
+type Script func(r *Request) Reply
+
+// Request is what a script and a test see of one chat completion request.
+type Request struct {
+	Model    string
+	Messages []ctxwin.Message // parsed from the wire
+	Tools    []string         // tool names, in order
+	// ToolChoice is the wire value: "", "auto", "none", "required", or the
+	// function name of an object choice.
+	ToolChoice string
+	MaxTokens  int // max_tokens, max_completion_tokens or n_predict; 0 when absent
+	Stream     bool
+	// IncludeUsage is stream_options.include_usage.
+	IncludeUsage bool
+	// CachePrompt is the llama.cpp cache_prompt field; nil when absent.
+	CachePrompt *bool
+	// PromptTokens is the prompt's length in the fake's tokens.
+	PromptTokens int
+	// Index is the 0-based number of this chat completion request.
+	Index int
+}
+
+// Reply is a script's answer.
+type Reply struct {
+	Content, Reasoning string
+	// ToolCalls are the calls to make; Arguments is JSON text. An empty ID
+	// is filled in by the engine (unless Options.OmitToolCallIDs). They are
+	// dropped when the request offers no tools or says tool_choice "none",
+	// as a real engine would not make them.
+	ToolCalls []ctxwin.ToolCall
+	// Finish is the finish_reason; "" derives it ("tool_calls" when there
+	// are calls, else "stop"; "length" when max_tokens or the window cut
+	// the reply).
+	Finish string
+	// Fault is injected into this request's response.
+	Fault Fault
+}
+
+// Fault is a failure injected into one response.
+type Fault struct {
+	// Status answers with this HTTP status (e.g. 429, 500, 503) and an error
+	// body in the shape's form, before any processing. The slot is untouched.
+	Status int
+	// RetryAfter is sent as the Retry-After header with Status.
+	RetryAfter string
+	// Message is the error message with Status or StreamError; "" picks one.
+	Message string
+	// Body, if set, replaces the error body sent with Status verbatim (an
+	// HTML page from a proxy, say).
+	Body string
+
+	// Reset drops the connection (TCP reset) after AfterChunks stream chunks,
+	// or before any byte of a non-streamed body.
+	Reset bool
+	// Truncate ends the stream cleanly after AfterChunks chunks, with no
+	// finish_reason and no [DONE]; a non-streamed body is cut in half.
+	Truncate bool
+	// StreamError sends `data: {"error":...}` (a 500 server_error) after
+	// AfterChunks chunks and ends the stream without [DONE], as llama.cpp
+	// does for an error after streaming started.
+	StreamError bool
+	// AfterChunks is how many data chunks precede Reset, Truncate or
+	// StreamError; 0 means 1 (the role chunk). With Reset, -1 drops the
+	// connection before the response's first byte.
+	AfterChunks int
+	// FirstByteDelay holds the response back before its first byte.
+	FirstByteDelay time.Duration
+}
+
+// IsZero reports whether f injects nothing.
+func (f Fault) IsZero() bool { return f == Fault{} }
+
+// Recorded is one chat completion request as the engine saw and answered it.
+type Recorded struct {
+	Index   int
+	Path    string
+	Body    []byte      // the raw request body
+	Header  http.Header // the request headers
+	Request Request     // parsed; zero when the body did not parse
+	// PromptTokens is the prompt's length by the fake's tokenization.
+	PromptTokens int
+	// CacheN is the prompt tokens reused from the slot (llama.cpp cache_n);
+	// PromptN the tokens processed; PromptMS their simulated cost.
+	CacheN, PromptN int
+	PromptMS        float64
+	// CompletionTokens is the length of the reply generated.
+	CompletionTokens int
+	// Reply is the reply sent (after any cut by max_tokens or the window).
+	Reply Reply
+	// Overflowed says the engine refused (or, Ollama, truncated) the prompt
+	// as too long for its window.
+	Overflowed bool
+	// Status is the HTTP status answered (200 for a streamed reply whose
+	// stream then failed).
+	Status int
+}
+
+// Server is a running fake engine. Its methods are safe for concurrent use.
+type Server struct {
+	ts   *httptest.Server
+	opts Options
+	tok  *tokenizer
+
+	mu      sync.Mutex
+	script  Script     // guarded by mu
+	records []Recorded // guarded by mu
+	calls   []string   // guarded by mu
+	slot    []uint32   // guarded by mu: the slot's cached tokens
+	loaded  bool       // guarded by mu: Ollama / LM Studio model loaded
+}
+
+// New starts a fake engine on a loopback port. Close it when done.
+func New(opts Options) *Server {
+	s := newServer(opts)
+	s.ts = httptest.NewServer(s)
+	return s
+}
+
+// Listen starts a fake engine on addr (host:port; port 0 picks one).
+func Listen(opts Options, addr string) (*Server, error) {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	s := newServer(opts)
+	s.ts = httptest.NewUnstartedServer(s)
+	s.ts.Listener.Close()
+	s.ts.Listener = l
+	s.ts.Start()
+	return s, nil
+}
+
+func newServer(opts Options) *Server {
+	if opts.Shape == "" {
+		opts.Shape = ShapeLlamaCpp
+	}
+	if !slices.Contains(Shapes, opts.Shape) {
+		panic("enginetest: unknown shape " + opts.Shape)
+	}
+	if opts.Window <= 0 {
+		opts.Window = DefaultWindow
+	}
+	if opts.TrainedWindow <= 0 {
+		opts.TrainedWindow = 4 * opts.Window
+	}
+	if opts.Model == "" {
+		opts.Model = DefaultModel
+	}
+	if opts.CharsPerToken <= 0 {
+		opts.CharsPerToken = DefaultCharsPerToken
+	}
+	if opts.PromptMSPerToken <= 0 {
+		opts.PromptMSPerToken = DefaultPromptMSPerToken
+	}
+	return &Server{
+		opts:   opts,
+		tok:    newTokenizer(opts.CharsPerToken),
+		script: opts.Script,
+		loaded: !opts.Unloaded,
+	}
+}
+
+// URL is the OpenAI-compatible base URL, ending in /v1.
+func (s *Server) URL() string { return s.ts.URL + "/v1" }
+
+// RootURL is the server's root URL (where /props and /api/... live).
+func (s *Server) RootURL() string { return s.ts.URL }
+
+// Options are the server's options with defaults filled in.
+func (s *Server) Options() Options { return s.opts }
+
+// Close shuts the server down, closing its connections.
+func (s *Server) Close() {
+	s.ts.CloseClientConnections()
+	s.ts.Close()
+}
+
+// SetScript replaces the script for the requests that follow.
+func (s *Server) SetScript(sc Script) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.script = sc
+}
+
+// Requests returns every chat completion request so far, in order.
+func (s *Server) Requests() []Recorded {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.records)
+}
+
+// Calls returns "METHOD /path" of every HTTP request so far, in order.
+func (s *Server) Calls() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.calls)
+}
+
+// ResetSlot empties the prefix cache, as a slot eviction or a server restart
+// would.
+func (s *Server) ResetSlot() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.slot = nil
+}
+
+// Tokens is the length of text in the fake's tokenization.
+func (s *Server) Tokens(text string) int { return s.tok.Count(text) }
+
+// PromptTokens is the length of the prompt the fake renders for messages
+// and tools (each tool the compact JSON of its definition).
+func (s *Server) PromptTokens(tools []string, msgs []ctxwin.Message) int {
+	return s.tok.Count(renderPrompt(tools, msgs))
+}
