@@ -49,7 +49,14 @@ func (c *Client) discover(ctx context.Context) (discovery, error) {
 		var u *agent.UnreachableError
 		if errors.As(err, &u) || ctx.Err() != nil {
 			info.Model, info.WindowSource = c.cfg.Model, agent.SourceNone
+			if c.cfg.ContextWindow > 0 {
+				info.Window, info.WindowSource = c.cfg.ContextWindow, agent.SourceSetting
+			}
 			return d, err
+		}
+		var se *statusError
+		if errors.As(err, &se) && (se.status == http.StatusUnauthorized || se.status == http.StatusForbidden) {
+			return d, fmt.Errorf("%s refused the API key (GET /models: %v); check REIKA_API_KEY or apiKeyEnv", c.displayURL, err)
 		}
 		notes = append(notes, fmt.Sprintf("GET %s/models failed (%v)", c.displayURL, err))
 	}
@@ -80,9 +87,12 @@ func (c *Client) discover(ctx context.Context) (discovery, error) {
 		}
 	}
 
-	if !c.local {
-		// The catalog: the window when the endpoint gave none, and the
-		// output limit.
+	switch {
+	case !c.local && info.Engine == EngineOpenAI:
+		// A hosted endpoint: the catalog gives the window when the endpoint
+		// gave none, and the output limit. (A llama.cpp, vLLM, Ollama or LM
+		// Studio server on a public address is not a hosted provider: its
+		// runtime limits are its own.)
 		lim, note := c.catalogLimits(ctx, model)
 		if lim.context > 0 && info.Window == 0 {
 			info.Window, info.WindowSource = lim.context, agent.SourceCatalog
@@ -91,7 +101,7 @@ func (c *Client) discover(ctx context.Context) (discovery, error) {
 			notes = append(notes, note)
 		}
 		info.OutputLimit = lim.output
-	} else if info.Window == 0 {
+	case c.local && info.Window == 0:
 		notes = append(notes, fmt.Sprintf("%s is a local host, so the models.dev catalog is not consulted", c.base.Hostname()))
 	}
 

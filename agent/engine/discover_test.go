@@ -354,3 +354,50 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		t.Errorf("bad URL holding the key: %v", err)
 	}
 }
+
+// TestCatalogNotForSelfHostedEngines: a vLLM server on a public address
+// states its own window; the catalog is not asked.
+func TestCatalogNotForSelfHostedEngines(t *testing.T) {
+	cat, hits := catalogServer(t)
+	srv := enginetest.New(enginetest.Options{Shape: enginetest.ShapeVLLM, Window: 32768})
+	defer srv.Close()
+	addr := strings.TrimPrefix(srv.RootURL(), "http://")
+	c, _ := New(Config{BaseURL: "http://vllm.example.com/v1", ModelsURL: cat.URL, CacheDir: t.TempDir(), HTTPClient: testHTTP(t, func() string { return addr })})
+	info, err := c.Info(ctx(t))
+	if err != nil || info.Window != 32768 || info.Engine != EngineVLLM || info.OutputLimit != 0 || hits.Load() != 0 {
+		t.Errorf("info %+v err %v, %d catalog requests", info, err, hits.Load())
+	}
+}
+
+func TestConfigFromSettings(t *testing.T) {
+	s, err := agent.LoadSettings(agent.SettingsSource{
+		Editor: []byte(`{"contextWindow": 24000, "model": "qwen3"}`),
+		Getenv: func(k string) (string, bool) {
+			v, ok := map[string]string{"REIKA_BASE_URL": "http://10.0.0.2:8000/v1", "REIKA_API_KEY": "sk-x"}[k]
+			return v, ok
+		},
+		ConfigFile: "/nonexistent/config.toml",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := ConfigFromSettings(s)
+	if cfg.BaseURL != "http://10.0.0.2:8000/v1" || cfg.APIKey != "sk-x" || cfg.Model != "qwen3" || cfg.ContextWindow != 24000 || cfg.ModelsURL != agent.DefaultModelsURL {
+		t.Errorf("config %+v", cfg)
+	}
+}
+
+func TestBadAPIKey(t *testing.T) {
+	h := newHarness(t, enginetest.Options{Shape: enginetest.ShapeHosted, APIKey: "sk-right-key"}, func(c *Config) { c.APIKey = "sk-wrong-key" })
+	_, err := h.c.Info(ctx(t))
+	if err == nil || !strings.Contains(err.Error(), "refused the API key") || !strings.Contains(err.Error(), "HTTP 401") || strings.Contains(err.Error(), "sk-wrong-key") {
+		t.Errorf("err = %v", err)
+	}
+	ok := newHarness(t, enginetest.Options{Shape: enginetest.ShapeHosted, APIKey: "sk-right-key"}, func(c *Config) { c.APIKey = "sk-right-key" })
+	if _, _, err := ok.ask(userReq("hi")); err != nil {
+		t.Errorf("with the right key: %v", err)
+	}
+	if got := ok.srv.Requests()[0].Header.Get("Authorization"); got != "Bearer sk-right-key" {
+		t.Errorf("Authorization %q", got)
+	}
+}

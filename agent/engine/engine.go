@@ -83,6 +83,13 @@ type Config struct {
 	Logf func(format string, args ...any)
 }
 
+// ConfigFromSettings maps the user's settings (DESIGN.md §5) onto a Config:
+// base URL, API key, model, context window and catalog URL. The caller adds
+// the HTTP client and the logger.
+func ConfigFromSettings(s agent.Settings) Config {
+	return Config{BaseURL: s.BaseURL, APIKey: s.APIKey, Model: s.Model, ContextWindow: s.ContextWindow, ModelsURL: s.ModelsURL}
+}
+
 // Retry bounds retries. The zero value means the defaults.
 type Retry struct {
 	// Attempts is the most requests made for one call, the first included;
@@ -326,13 +333,24 @@ func (c *Client) buildRequest(model string, req *agent.Request) openai.ChatCompl
 		r.ToolChoice = req.ToolChoice
 	}
 	if req.MaxTokens > 0 {
-		r.MaxTokens = req.MaxTokens
-		// go-openai refuses max_tokens for OpenAI's reasoning models.
-		if openai.NewReasoningValidator().Validate(openai.ChatCompletionRequest{Model: model, MaxTokens: 1}) != nil {
-			r.MaxTokens, r.MaxCompletionTokens = 0, req.MaxTokens
+		// max_tokens is what every local engine reads (Ollama's /v1 reads
+		// nothing else), so it is sent despite go-openai's deprecation;
+		// OpenAI's reasoning models, which refuse it, get
+		// max_completion_tokens.
+		if reasoningModel(model) {
+			r.MaxCompletionTokens = req.MaxTokens
+		} else {
+			r.MaxTokens = req.MaxTokens //lint:ignore SA1019 see above
 		}
 	}
 	return r
+}
+
+// reasoningModel reports whether go-openai refuses max_tokens for model.
+func reasoningModel(model string) bool {
+	probe := openai.ChatCompletionRequest{Model: model}
+	probe.MaxTokens = 1 //lint:ignore SA1019 probing go-openai's own rule
+	return openai.NewReasoningValidator().Validate(probe) != nil
 }
 
 var errStreamRefused = errors.New("the engine refuses to stream with tools")

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -111,6 +112,11 @@ func (c *Client) classify(ctx context.Context, err error, cap *capture) error {
 	}
 	if isUnreachable(err) {
 		return &agent.UnreachableError{URL: c.displayURL, Hint: unreachableHint, Err: innerURLError(err)}
+	}
+	var syntaxErr *json.SyntaxError
+	var typeErr *json.UnmarshalTypeError
+	if (errors.As(err, &syntaxErr) || errors.As(err, &typeErr)) && cap != nil && len(cap.body) > 0 {
+		return &APIError{Status: cap.status, Message: fmt.Sprintf("the engine's answer is not a chat completion (%v): %s", err, plainText(cap.body))}
 	}
 	if isConnectionLost(err) {
 		return &connectionLostError{err: innerURLError(err)}

@@ -222,8 +222,10 @@ func TestContextCancelled(t *testing.T) {
 		_, err := h.c.Complete(c, userReq("go"), nil)
 		done <- err
 	}()
-	for len(h.srv.Requests()) == 0 {
-		time.Sleep(time.Millisecond)
+	for deadline := time.Now().Add(time.Minute); len(h.srv.Requests()) == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) { // hang guard
+			t.Fatal("the request never reached the engine")
+		}
 	}
 	cancel()
 	select {
@@ -296,5 +298,32 @@ func TestStreamedOverflowWithNoFinish(t *testing.T) {
 	var o *agent.OverflowError
 	if !errors.As(err, &o) || o.PromptTokens != 5000 || o.Window != 4096 {
 		t.Errorf("err = %v", err)
+	}
+}
+
+func TestNotAChatCompletion(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/models" {
+			w.Write([]byte(`{"data":[{"id":"m"}]}`))
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte("<html><body>Welcome to the captive portal</body></html>"))
+	}))
+	defer srv.Close()
+	c, _ := New(Config{BaseURL: srv.URL + "/v1", CacheDir: t.TempDir(), HTTPClient: testHTTP(t, nil)})
+	_, err := c.Complete(ctx(t), userReq("x"), nil)
+	var a *APIError
+	if !errors.As(err, &a) || !strings.Contains(err.Error(), "not a chat completion") || !strings.Contains(err.Error(), "captive portal") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestUnreachableKeepsTheSetting(t *testing.T) {
+	c, _ := New(Config{BaseURL: "http://127.0.0.1:1/v1", ContextWindow: 24000, Model: "m", CacheDir: t.TempDir(), HTTPClient: testHTTP(t, nil)})
+	info, err := c.Info(ctx(t))
+	var u *agent.UnreachableError
+	if !errors.As(err, &u) || info.Window != 24000 || info.WindowSource != agent.SourceSetting || info.Model != "m" {
+		t.Errorf("info %+v err %v", info, err)
 	}
 }

@@ -56,15 +56,8 @@ type harness struct {
 
 type option func(*Config)
 
-func withModel(m string) option           { return func(c *Config) { c.Model = m } }
-func withWindow(n int) option             { return func(c *Config) { c.ContextWindow = n } }
-func withKey(k string) option             { return func(c *Config) { c.APIKey = k } }
-func withBase(u string) option            { return func(c *Config) { c.BaseURL = u } }
-func withCatalog(u string) option         { return func(c *Config) { c.ModelsURL = u } }
-func withAttempts(n int) option           { return func(c *Config) { c.Retry.Attempts = n } }
-func withHTTP(h *http.Client) option      { return func(c *Config) { c.HTTPClient = h } }
-func withCacheDir(dir string) option      { return func(c *Config) { c.CacheDir = dir } }
-func withRetryMax(d time.Duration) option { return func(c *Config) { c.Retry.Max = d } }
+func withModel(m string) option { return func(c *Config) { c.Model = m } }
+func withWindow(n int) option   { return func(c *Config) { c.ContextWindow = n } }
 
 // newHarness starts a fake engine with opts and a client for it. The
 // client's retry waits are recorded instead of slept.

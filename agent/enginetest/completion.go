@@ -174,7 +174,11 @@ func (s *Server) decideLocked(rec *Recorded) *answer {
 
 	// The reply.
 	msg := ctxwin.Message{Role: ctxwin.RoleAssistant, Content: reply.Content, Reasoning: reply.Reasoning}
-	for j, c := range reply.ToolCalls {
+	calls := reply.ToolCalls
+	if len(p.Tools) == 0 || p.ToolChoice == "none" {
+		calls = nil // an engine makes no calls it was not offered
+	}
+	for j, c := range calls {
 		if c.ID == "" && !o.OmitToolCallIDs {
 			c.ID = s.toolCallID(rec.Index, j)
 		}

@@ -152,7 +152,9 @@ type Request struct {
 type Reply struct {
 	Content, Reasoning string
 	// ToolCalls are the calls to make; Arguments is JSON text. An empty ID
-	// is filled in by the engine (unless Options.OmitToolCallIDs).
+	// is filled in by the engine (unless Options.OmitToolCallIDs). They are
+	// dropped when the request offers no tools or says tool_choice "none",
+	// as a real engine would not make them.
 	ToolCalls []ctxwin.ToolCall
 	// Finish is the finish_reason; "" derives it ("tool_calls" when there
 	// are calls, else "stop"; "length" when max_tokens or the window cut

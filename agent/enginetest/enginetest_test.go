@@ -485,7 +485,9 @@ func asSlice(v any) []any {
 
 func TestNonStreamReply(t *testing.T) {
 	s, c := start(t, Options{Shape: ShapeVLLM, Script: Sequence(Reply{Reasoning: "hmm", ToolCalls: []ctxwin.ToolCall{{Name: "read", Arguments: `{"path":"a"}`}}})})
-	st, b, _ := post(t, c, s.URL()+"/chat/completions", chatBody(user("go")))
+	body := chatBody(user("go"))
+	body["tools"] = []any{map[string]any{"type": "function", "function": map[string]any{"name": "read"}}}
+	st, b, _ := post(t, c, s.URL()+"/chat/completions", body)
 	if st != 200 {
 		t.Fatal(st)
 	}
@@ -672,4 +674,28 @@ func TestFaults(t *testing.T) {
 			t.Errorf("err = %v", err)
 		}
 	})
+}
+
+func TestNoCallsWhenNotOffered(t *testing.T) {
+	s, c := start(t, Options{Script: Sequence(Reply{Content: "note", ToolCalls: []ctxwin.ToolCall{{Name: "read", Arguments: "{}"}}})})
+	tools := []any{map[string]any{"type": "function", "function": map[string]any{"name": "read"}}}
+	for _, tc := range []struct {
+		choice any
+		tools  []any
+		calls  bool
+	}{{nil, tools, true}, {"none", tools, false}, {nil, nil, false}} {
+		body := chatBody(user("go"))
+		if tc.tools != nil {
+			body["tools"] = tc.tools
+		}
+		if tc.choice != nil {
+			body["tool_choice"] = tc.choice
+		}
+		_, b, _ := post(t, c, s.URL()+"/chat/completions", body)
+		r := decode(t, b)
+		got := path(r, "choices", 0, "message", "tool_calls") != nil
+		if got != tc.calls || path(r, "choices", 0, "message", "content") != "note" {
+			t.Errorf("tool_choice %v, tools %v: %v", tc.choice, tc.tools != nil, r["choices"])
+		}
+	}
 }

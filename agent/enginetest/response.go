@@ -102,7 +102,7 @@ func (s *Server) writeCompletion(w http.ResponseWriter, a *answer) {
 	}
 	body := obj{
 		"choices": []obj{choice},
-		"created": created, "model": a.req.Model, "object": "chat.completion",
+		"created": created, "model": s.modelName(a), "object": "chat.completion",
 		"usage": s.usage(a), "id": a.id,
 	}
 	if s.isLlama() {
@@ -129,7 +129,7 @@ func (s *Server) writeCompletion(w http.ResponseWriter, a *answer) {
 func (s *Server) streamChunks(a *answer) [][]byte {
 	shape := s.opts.Shape
 	base := func(choices []obj) obj {
-		c := obj{"choices": choices, "created": created, "id": a.id, "model": a.req.Model, "object": "chat.completion.chunk"}
+		c := obj{"choices": choices, "created": created, "id": a.id, "model": s.modelName(a), "object": "chat.completion.chunk"}
 		if s.isLlama() {
 			c["system_fingerprint"] = "b7000-fake0000"
 		}
@@ -299,4 +299,13 @@ func pieces(s string, size int) []string {
 		s = s[cut:]
 	}
 	return out
+}
+
+// modelName is the "model" of a response: the one asked for, else the one
+// served.
+func (s *Server) modelName(a *answer) string {
+	if a.req.Model != "" {
+		return a.req.Model
+	}
+	return s.opts.Model
 }

@@ -223,6 +223,12 @@ func parseToolChoice(raw json.RawMessage) (string, error) {
 	return obj.Function.Name, nil
 }
 
+// OpenAI's words for a broken tool-call pairing, verbatim.
+const (
+	orphanResult    = "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'"
+	unansweredCalls = "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: "
+)
+
 // checkToolPairs reports the first tool result that answers no call of the
 // assistant message before it, or a call left unanswered, in the words
 // OpenAI uses.
@@ -233,13 +239,13 @@ func checkToolPairs(msgs []ctxwin.Message) error {
 		switch m.Role {
 		case ctxwin.RoleTool:
 			if !inTools || !pending[m.ToolCallID] {
-				return fmt.Errorf("Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls' (messages[%d], tool_call_id %q).", i, m.ToolCallID)
+				return fmt.Errorf("%s (messages[%d], tool_call_id %q)", orphanResult, i, m.ToolCallID)
 			}
 			delete(pending, m.ToolCallID)
 			continue
 		}
 		if len(pending) > 0 {
-			return fmt.Errorf("An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: %s", strings.Join(sortedKeys(pending), ", "))
+			return errors.New(unansweredCalls + strings.Join(sortedKeys(pending), ", "))
 		}
 		inTools = false
 		if m.Role == ctxwin.RoleAssistant && len(m.ToolCalls) > 0 {
@@ -250,7 +256,7 @@ func checkToolPairs(msgs []ctxwin.Message) error {
 		}
 	}
 	if len(pending) > 0 {
-		return fmt.Errorf("An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: %s", strings.Join(sortedKeys(pending), ", "))
+		return errors.New(unansweredCalls + strings.Join(sortedKeys(pending), ", "))
 	}
 	return nil
 }

@@ -43,7 +43,7 @@ type output struct {
 }
 
 func newOutput(env *Env, prefix string) *output {
-	return &output{dir: env.TempDir, prefix: prefix, head: make([]byte, 0, 4096), tail: ring{buf: make([]byte, TextTail)}}
+	return &output{dir: env.TempDir, prefix: prefix, head: make([]byte, 0, 4096), tail: ring{size: TextTail}}
 }
 
 // Write implements io.Writer.
@@ -197,8 +197,10 @@ func skipContinuation(b []byte) []byte {
 	return b
 }
 
-// ring keeps the last len(buf) bytes written.
+// ring keeps the last size bytes written; its buffer is allocated on the
+// first write.
 type ring struct {
+	size int
 	buf  []byte
 	pos  int // next write position
 	full bool
@@ -207,6 +209,9 @@ type ring struct {
 func (r *ring) write(p []byte) {
 	if len(p) == 0 {
 		return
+	}
+	if r.buf == nil {
+		r.buf = make([]byte, r.size)
 	}
 	if len(p) >= len(r.buf) {
 		copy(r.buf, p[len(p)-len(r.buf):])
@@ -226,7 +231,7 @@ func (r *ring) write(p []byte) {
 
 func (r *ring) bytes() []byte {
 	if !r.full {
-		return append([]byte(nil), r.buf[:r.pos]...)
+		return append([]byte(nil), r.buf[:r.pos]...) // nil buf: pos is 0
 	}
 	out := make([]byte, 0, len(r.buf))
 	out = append(out, r.buf[r.pos:]...)

@@ -115,7 +115,7 @@ func TestOutputDiscard(t *testing.T) {
 }
 
 func TestRing(t *testing.T) {
-	r := ring{buf: make([]byte, 5)}
+	r := ring{size: 5}
 	var all []byte
 	for _, s := range []string{"ab", "cde", "f", "", "ghijklmn", "o"} {
 		r.write([]byte(s))

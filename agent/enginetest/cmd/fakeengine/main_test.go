@@ -51,7 +51,7 @@ func TestRun(t *testing.T) {
 		json.NewDecoder(resp.Body).Decode(&m)
 		return m
 	}
-	first := ask(`{"messages":[{"role":"user","content":"fix a.go"}]}`)
+	first := ask(`{"messages":[{"role":"user","content":"fix a.go"}],"tools":[{"type":"function","function":{"name":"read","parameters":{"type":"object"}}}]}`)
 	msg := first["choices"].([]any)[0].(map[string]any)["message"].(map[string]any)
 	if calls, _ := msg["tool_calls"].([]any); len(calls) != 1 {
 		t.Errorf("first reply: %v", msg)
