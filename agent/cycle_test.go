@@ -48,8 +48,16 @@ func (c *collector) Transcript(e agent.Event) {
 		c.shrinkBefore[c.mainCount()] = true
 	}
 }
-func (c *collector) Status(s agent.Status) { c.mu.Lock(); c.statuses = append(c.statuses, s); c.mu.Unlock() }
-func (c *collector) Notice(n agent.Notice) { c.mu.Lock(); c.notices = append(c.notices, n); c.mu.Unlock() }
+func (c *collector) Status(s agent.Status) {
+	c.mu.Lock()
+	c.statuses = append(c.statuses, s)
+	c.mu.Unlock()
+}
+func (c *collector) Notice(n agent.Notice) {
+	c.mu.Lock()
+	c.notices = append(c.notices, n)
+	c.mu.Unlock()
+}
 func (c *collector) Progress(p agent.Progress) {
 	c.mu.Lock()
 	c.progress = append(c.progress, p)
