@@ -33,7 +33,8 @@ type Agent struct {
 	repoOnce sync.Once
 	repo     repoMapper
 
-	discovered chan struct{} // closed when the first Info returned
+	discovered    chan struct{} // closed when the first Info returned
+	stopDiscovery context.CancelFunc
 
 	mu      sync.Mutex
 	set     Settings           // guarded by mu
@@ -92,7 +93,9 @@ func New(opts Options) (*Agent, error) {
 	a.tempDir = dir
 	a.appr = newApprovals(a.set.Approve, opts.Approver)
 	a.status = Status{Text: "ctx –", Level: LevelOK, WindowSource: SourceNone}
-	go a.discover()
+	ctx, cancel := context.WithCancel(context.Background())
+	a.stopDiscovery = cancel
+	go a.discover(ctx)
 	return a, nil
 }
 
@@ -109,13 +112,14 @@ func (a *Agent) settings() Settings {
 	return a.set
 }
 
-// discover asks the model for its window once, at start.
-func (a *Agent) discover() {
+// discover asks the model for its window once, at start, and resumes the
+// workspace's last session when asked to.
+func (a *Agent) discover(ctx context.Context) {
 	defer close(a.discovered)
 	a.mu.Lock()
 	model := a.model
 	a.mu.Unlock()
-	info, err := model.Info(context.Background())
+	info, err := model.Info(ctx)
 	a.mu.Lock()
 	if err != nil {
 		a.failure = err.Error()
@@ -124,6 +128,17 @@ func (a *Agent) discover() {
 		a.failure = ""
 	}
 	a.mu.Unlock()
+	if err == nil && a.opts.Resume {
+		sess, rerr := a.resumeSession(info)
+		switch {
+		case rerr == nil:
+			a.mu.Lock()
+			a.sess, a.turns = sess, sess.m.H.Turns()
+			a.mu.Unlock()
+		case !errors.Is(rerr, errNoSession):
+			a.logf("reika: could not resume the last session: %v", rerr)
+		}
+	}
 	if err != nil {
 		a.notice("engine", LevelError, err.Error())
 	} else if info.Window <= 0 {
@@ -172,18 +187,26 @@ func (a *Agent) begin(ctx context.Context) (context.Context, func(), error) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	a.busy, a.cancel, a.done = true, cancel, done
+	var once sync.Once
 	end := func() {
-		cancel()
-		a.mu.Lock()
-		a.busy, a.cancel = false, nil
-		close(done)
-		a.mu.Unlock()
+		once.Do(func() {
+			cancel()
+			a.mu.Lock()
+			a.busy, a.cancel = false, nil
+			close(done)
+			a.mu.Unlock()
+		})
 	}
 	return ctx, end, nil
 }
 
 // session returns the session, resuming or starting one.
 func (a *Agent) session(ctx context.Context) (*session, error) {
+	select {
+	case <-a.discovered:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 	a.mu.Lock()
 	sess := a.sess
 	a.mu.Unlock()
@@ -193,12 +216,6 @@ func (a *Agent) session(ctx context.Context) (*session, error) {
 	info, err := a.modelInfo(ctx)
 	if err != nil {
 		return nil, err
-	}
-	if a.opts.Resume {
-		sess, err = a.resumeSession(info)
-		if err != nil && !errors.Is(err, errNoSession) {
-			a.logf("reika: could not resume the last session: %v", err)
-		}
 	}
 	if sess == nil {
 		if sess, err = a.newSession(info); err != nil {
@@ -232,7 +249,6 @@ func (a *Agent) Ask(ctx context.Context, p AskParams) AskResult {
 	res := a.runTurn(ctx, sess, p)
 	res.Session = sess.id
 	a.mu.Lock()
-	a.busy = false // the status below is not busy
 	a.turns = sess.m.H.Turns()
 	if res.Status == AskError {
 		a.failure = res.Message
@@ -240,7 +256,9 @@ func (a *Agent) Ask(ctx context.Context, p AskParams) AskResult {
 		a.failure = ""
 	}
 	a.mu.Unlock()
-	a.publishStatus(sess)
+	// The last status of the turn: not busy. The session is still ours
+	// until end returns, and publishing after it could race a new turn.
+	a.publishStatusBusy(sess, false)
 	return res
 }
 
@@ -404,6 +422,7 @@ func (a *Agent) Close() error {
 	}
 	done := a.done
 	a.mu.Unlock()
+	a.stopDiscovery()
 	<-a.discovered
 	if done != nil {
 		<-done

@@ -18,6 +18,14 @@ func (a *Agent) Status() Status {
 // the caller that owns it (the running turn); others pass nil and the last
 // size stands.
 func (a *Agent) publishStatus(sess *session) Status {
+	a.mu.Lock()
+	busy := a.busy
+	a.mu.Unlock()
+	return a.publishStatusBusy(sess, busy)
+}
+
+// publishStatusBusy is publishStatus with the busy flag given.
+func (a *Agent) publishStatusBusy(sess *session, busy bool) Status {
 	var (
 		chip  *ctxwin.Chip
 		b     ctxwin.Budget
@@ -32,7 +40,7 @@ func (a *Agent) publishStatus(sess *session) Status {
 	}
 	a.mu.Lock()
 	st := a.status
-	st.Busy = a.busy
+	st.Busy = busy
 	var info ModelInfo
 	if a.info != nil {
 		info = *a.info
