@@ -262,7 +262,12 @@ func jsStatement(w *walker, c *sitter.Node, p jsPrefix, out []Entry) []Entry {
 				case "function_expression", "function", "arrow_function", "generator_function", "class":
 					q := p
 					q.text += kw + " "
-					out = append(out, jsValue(w, v, name, q, n))
+					e := jsValue(w, v, name, q, n)
+					if t := field(d, "type"); t != nil {
+						// const Button: FC<Props> = (...) =>
+						e.Signature = collapse(strings.Replace(e.Signature, name+" = ", name+w.text(t)+" = ", 1))
+					}
+					out = append(out, e)
 					continue
 				}
 			}

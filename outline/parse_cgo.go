@@ -122,7 +122,7 @@ func (g *grammar) outline(lang string, src []byte, timeout time.Duration) (*Outl
 	w := &walker{src: src, lang: lang}
 	o := &Outline{Lang: lang, Entries: g.walk(w, root), Partial: root.HasError()}
 	if !hasDecls(o.Entries) {
-		if alt := w.fallback(root); len(alt) > 0 {
+		if alt := w.fallback(root, o.Entries); len(alt) > 0 {
 			o.Entries = append(o.Entries, alt...)
 			sortEntries(o.Entries)
 			o.Fallback = true
@@ -159,14 +159,6 @@ func parse(lang string, src []byte, timeout time.Duration) (*Outline, error) {
 		return alt, nil
 	}
 	return o, nil
-}
-
-func count(es []Entry) int {
-	n := len(es)
-	for _, e := range es {
-		n += count(e.Children)
-	}
-	return n
 }
 
 func hasDecls(es []Entry) bool {
