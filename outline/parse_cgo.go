@@ -33,6 +33,9 @@ import (
 //     parse that stopped early;
 //   - no queries or cursors are used: the outline walks named children.
 
+// hasTreeSitter: this build parses with tree-sitter.
+const hasTreeSitter = true
+
 // grammar is one language's tree-sitter grammar, its free parsers and its
 // outline walker.
 type grammar struct {
