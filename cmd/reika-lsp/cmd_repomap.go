@@ -18,7 +18,8 @@ func init() {
 func runRepoMap(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("repomap", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	budget := fs.Int("budget", -1, "characters; 0 for no limit (default: $REIKA_REPO_MAP_BUDGET, else 5% of the window)")
+	var budget optInt
+	fs.Var(&budget, "budget", "`N` characters; 0 for no limit (default: $REIKA_REPO_MAP_BUDGET, else 5% of the window)")
 	window := fs.Int("window", 0, "context window in tokens the default budget is taken from (default: $REIKA_CONTEXT_WINDOW)")
 	stats := fs.Bool("stats", false, "print what the map read and how long it took to stderr")
 	var touches stringList
@@ -47,7 +48,11 @@ func runRepoMap(args []string, stdout, stderr io.Writer) int {
 	if len(rest) == 1 {
 		dir = rest[0]
 	}
-	n, err := mapBudget(*budget, *window)
+	flagBudget := -1
+	if budget.set {
+		flagBudget = budget.n
+	}
+	n, err := mapBudget(flagBudget, *window)
 	if err != nil {
 		fmt.Fprintf(stderr, "reika-lsp repomap: %v\n", err)
 		return 2
@@ -101,3 +106,25 @@ type stringList []string
 
 func (s *stringList) String() string     { return fmt.Sprint(*s) }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+// optInt is an int flag that may be left unset without showing a default.
+type optInt struct {
+	n   int
+	set bool
+}
+
+func (o *optInt) String() string {
+	if o == nil || !o.set {
+		return ""
+	}
+	return strconv.Itoa(o.n)
+}
+
+func (o *optInt) Set(v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return fmt.Errorf("want a number of characters >= 0")
+	}
+	o.n, o.set = n, true
+	return nil
+}
