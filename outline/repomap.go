@@ -281,22 +281,29 @@ func (m *RepoMap) outlineFile(rel string, f *mapFile) {
 			continue
 		}
 		d := mapDecl{sig: display(e), minor: e.minor}
-		for _, n := range strings.Split(e.Name, ", ") {
-			if len(n) >= minRefLen {
-				d.names = append(d.names, n)
-			}
-		}
+		d.names = declNames(d.names, e.Name)
 		if (e.Kind == KindConst || e.Kind == KindVar) && len(e.Children) > 0 {
 			for _, c := range e.Children { // a Go group
-				for _, n := range strings.Split(c.Name, ", ") {
-					if len(n) >= minRefLen && !slices.Contains(d.names, n) {
-						d.names = append(d.names, n)
-					}
-				}
+				d.names = declNames(d.names, c.Name)
 			}
 		}
 		f.decls = append(f.decls, d)
 	}
+}
+
+// declNames adds the identifiers of an entry's name to names: "a, b",
+// "exports.parse", "W::draw" and "Display for Point<T>" name several.
+func declNames(names []string, name string) []string {
+	for _, n := range strings.FieldsFunc(name, func(r rune) bool { return r >= 0x80 || !isIdentByte(byte(r)) }) {
+		switch n {
+		case "for", "exports", "module", "prototype", "default":
+			continue
+		}
+		if len(n) >= minRefLen && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return names
 }
 
 // rank orders the files: the touched ones (latest first), then by a

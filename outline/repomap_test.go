@@ -260,3 +260,19 @@ func TestRepoMapRanking(t *testing.T) {
 		t.Errorf("touched files do not come first, latest first:\n%s", out)
 	}
 }
+
+func TestDeclNames(t *testing.T) {
+	for name, want := range map[string]string{
+		"Widget":               "Widget",
+		"a, b, count":          "count",
+		"exports.parse":        "parse",
+		"Foo.prototype.greet":  "Foo greet",
+		"W::draw":              "draw",
+		"Display for Point<T>": "Display Point",
+		"":                     "",
+	} {
+		if got := strings.Join(declNames(nil, name), " "); got != want {
+			t.Errorf("declNames(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
