@@ -3,6 +3,7 @@
 package outline
 
 import (
+	"errors"
 	"path/filepath"
 	"testing"
 )
@@ -23,6 +24,9 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, lang uint8, src []byte, budget uint16) {
 		path := "fuzz" + exts[int(lang)%len(exts)]
 		o, err := Parse(path, src)
+		if errors.Is(err, errInternal) {
+			t.Fatal(err)
+		}
 		if err != nil {
 			return // binary, too large, timed out
 		}

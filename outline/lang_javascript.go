@@ -133,6 +133,10 @@ func jsExportNames(w *walker, n *sitter.Node) string {
 	if ns := firstNamed(n, "namespace_export"); ns != nil {
 		return w.text(ns) + from
 	}
+	if from == "" {
+		// export = Foo; export as namespace Foo
+		return strings.TrimRight(collapse(strings.TrimPrefix(w.text(n), "export ")), ";")
+	}
 	return "*" + from
 }
 
