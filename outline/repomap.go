@@ -48,6 +48,8 @@ var mapLimits = Limits{Timeout: DefaultLimits.Timeout, MaxBytes: 1 << 20}
 // time and size, so rendering an unchanged tree again parses nothing. It is
 // safe for concurrent use.
 //
+// SetCacheFile keeps the cache in a file too, for the next process.
+//
 // The map respects .gitignore and skips hidden and vendored directories
 // (vendor/, node_modules/, third_party/, testdata/...), lockfiles, assets,
 // and generated or minified files. The same tree and the same touches give
@@ -55,9 +57,11 @@ var mapLimits = Limits{Timeout: DefaultLimits.Timeout, MaxBytes: 1 << 20}
 type RepoMap struct {
 	root string
 
-	mu    sync.Mutex          // held by Render
-	files map[string]*mapFile // guarded by mu; by slash path relative to root
-	stats MapStats            // guarded by mu
+	mu          sync.Mutex          // held by Render
+	files       map[string]*mapFile // guarded by mu; by slash path relative to root
+	stats       MapStats            // guarded by mu
+	cacheFile   string              // guarded by mu; see SetCacheFile
+	cacheLoaded bool                // guarded by mu
 
 	tmu     sync.Mutex
 	touched map[string]int // guarded by tmu; path → tick of its last Touch
@@ -72,6 +76,9 @@ type MapStats struct {
 	Skipped int           // generated or minified files left out
 	Shown   int           // files in the rendering
 	Took    time.Duration // the whole Render
+	// CacheErr is why the cache file could not be written, if it could
+	// not (the map is rendered anyway).
+	CacheErr error
 }
 
 type mapFile struct {
@@ -180,6 +187,8 @@ func (m *RepoMap) scan() ([]string, error) {
 	var jobs []job
 	seen := map[string]bool{}
 	stats := MapStats{}
+	m.loadCacheLocked()
+	removed := false
 	err := walk.Walk(m.root, func(rel string, d fs.DirEntry) error {
 		if d.IsDir() {
 			if skipDir(d.Name()) {
@@ -220,6 +229,7 @@ func (m *RepoMap) scan() ([]string, error) {
 	for rel := range m.files {
 		if !seen[rel] {
 			delete(m.files, rel)
+			removed = true
 		}
 	}
 
@@ -242,6 +252,9 @@ func (m *RepoMap) scan() ([]string, error) {
 	close(next)
 	wg.Wait()
 	stats.Parsed = len(jobs)
+	if len(jobs) > 0 || removed {
+		stats.CacheErr = m.saveCacheLocked(rels)
+	}
 
 	out := rels[:0]
 	for _, rel := range rels {

@@ -22,10 +22,11 @@ func runRepoMap(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&budget, "budget", "`N` characters; 0 for no limit (default: $REIKA_REPO_MAP_BUDGET, else 5% of the window)")
 	window := fs.Int("window", 0, "context window in tokens the default budget is taken from (default: $REIKA_CONTEXT_WINDOW)")
 	stats := fs.Bool("stats", false, "print what the map read and how long it took to stderr")
+	cache := fs.Bool("cache", false, "keep the outlines in the user's cache directory, so the next run parses only what changed")
 	var touches stringList
 	fs.Var(&touches, "touch", "a file the session touched, ranked first (repeatable)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: reika-lsp repomap [--budget N] [--window W] [--touch FILE]... [DIR]")
+		fmt.Fprintln(stderr, "usage: reika-lsp repomap [--budget N] [--window W] [--touch FILE]... [--cache] [DIR]")
 		fmt.Fprintln(stderr, "\nPrints the repo map the fixed prefix of every request carries: the workspace's")
 		fmt.Fprintln(stderr, "files with their key declarations, the most referenced and most recently touched")
 		fmt.Fprintln(stderr, "first, within the budget. DIR defaults to the current directory.")
@@ -58,6 +59,14 @@ func runRepoMap(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	m := outline.NewRepoMap(dir)
+	if *cache {
+		file, err := outline.DefaultCacheFile(dir)
+		if err != nil {
+			fmt.Fprintf(stderr, "reika-lsp repomap: no cache: %v\n", err)
+		} else {
+			m.SetCacheFile(file)
+		}
+	}
 	for _, t := range touches {
 		m.Touch(t)
 	}
@@ -71,8 +80,11 @@ func runRepoMap(args []string, stdout, stderr io.Writer) int {
 	}
 	if *stats {
 		s := m.Stats()
-		fmt.Fprintf(stderr, "repomap: %d files, %d outlined, %d generated left out, %d shown, %d of %d characters, %v\n",
-			s.Files, s.Parsed, s.Skipped, s.Shown, len(out), n, s.Took.Round(1e6))
+		fmt.Fprintf(stderr, "repomap: %d files, %d read, %d cached, %d generated left out, %d shown, %d of %d characters, %v\n",
+			s.Files, s.Parsed, s.Cached, s.Skipped, s.Shown, len(out), n, s.Took.Round(1e6))
+		if s.CacheErr != nil {
+			fmt.Fprintf(stderr, "repomap: cache not written: %v\n", s.CacheErr)
+		}
 	}
 	return 0
 }
