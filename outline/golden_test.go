@@ -21,7 +21,9 @@ var update = flag.Bool("update", false, "rewrite the golden outlines in testdata
 // TestGolden outlines every source file in testdata/*.txtar and compares the
 // result with the archive's NAME.want section (the full rendering, after a
 // header line) and any NAME.want@BUDGET section (the rendering within that
-// budget). Run with -update to rewrite the expectations.
+// budget). To rewrite the expectations:
+//
+//	go test ./outline -run TestGolden -update
 func TestGolden(t *testing.T) {
 	archives, _ := filepath.Glob("testdata/*.txtar")
 	if len(archives) == 0 {
