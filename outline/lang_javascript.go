@@ -133,6 +133,10 @@ func jsExportNames(w *walker, n *sitter.Node) string {
 	if ns := firstNamed(n, "namespace_export"); ns != nil {
 		return w.text(ns) + from
 	}
+	if from == "" {
+		// export = Foo; export as namespace Foo
+		return strings.TrimRight(collapse(strings.TrimPrefix(w.text(n), "export ")), ";")
+	}
 	return "*" + from
 }
 
@@ -262,7 +266,12 @@ func jsStatement(w *walker, c *sitter.Node, p jsPrefix, out []Entry) []Entry {
 				case "function_expression", "function", "arrow_function", "generator_function", "class":
 					q := p
 					q.text += kw + " "
-					out = append(out, jsValue(w, v, name, q, n))
+					e := jsValue(w, v, name, q, n)
+					if t := field(d, "type"); t != nil {
+						// const Button: FC<Props> = (...) =>
+						e.Signature = collapse(strings.Replace(e.Signature, name+" = ", name+w.text(t)+" = ", 1))
+					}
+					out = append(out, e)
 					continue
 				}
 			}

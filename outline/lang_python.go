@@ -11,8 +11,8 @@ import (
 // walkPython outlines a Python module: functions, classes with their
 // methods, nested classes and attributes, module-level assignments and type
 // aliases, decorated definitions (the range starts at the decorator), and
-// definitions inside top-level if/try blocks (platform switches, optional
-// imports). An `if __name__ == "__main__":` block is listed as a statement.
+// the functions, classes and imports inside top-level if/try/with blocks
+// (platform switches, optional imports). An `if __name__ == "__main__":` block is listed as a statement.
 func walkPython(w *walker, root *sitter.Node) []Entry {
 	var out []Entry
 	imports := importRun{out: &out}
@@ -44,6 +44,9 @@ func pyBlock(w *walker, block *sitter.Node, out *[]Entry, imports *importRun, de
 				}
 			}
 			continue
+		}
+		if depth > 0 && c.Type() == "expression_statement" {
+			continue // an assignment in a block is not a module declaration
 		}
 		if e, ok := pyDef(w, c, true); ok {
 			imports.flush()

@@ -104,6 +104,9 @@ var (
 	ErrTooLarge = errors.New("file too large to outline")
 	// ErrTimeout: parsing took longer than Limits.Timeout.
 	ErrTimeout = errors.New("outline timed out")
+
+	// errInternal: a bug of this package on some file (a panic, recovered).
+	errInternal = errors.New("internal error")
 )
 
 // Limits bound the work Parse does on one file.

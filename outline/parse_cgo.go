@@ -5,7 +5,9 @@ package outline
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
+	"runtime/debug"
 	"sync/atomic"
 	"time"
 
@@ -32,6 +34,9 @@ import (
 //     SetOperationLimit (a timeout in µs) and the parser is Reset after a
 //     parse that stopped early;
 //   - no queries or cursors are used: the outline walks named children.
+
+// hasTreeSitter: this build parses with tree-sitter.
+const hasTreeSitter = true
 
 // grammar is one language's tree-sitter grammar, its free parsers and its
 // outline walker.
@@ -92,8 +97,14 @@ func (g *grammar) release(p *sitter.Parser) {
 }
 
 // outline parses src and walks its tree; the tree is closed before it
-// returns.
-func (g *grammar) outline(lang string, src []byte, timeout time.Duration) (*Outline, error) {
+// returns. A bug in a walker on an odd tree is an error, not a crash of the
+// agent.
+func (g *grammar) outline(lang string, src []byte, timeout time.Duration) (o *Outline, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			o, err = nil, fmt.Errorf("%w: %s outline: %v\n%s", errInternal, lang, r, debug.Stack())
+		}
+	}()
 	p := g.parser()
 	defer g.release(p)
 	us := 0
@@ -120,9 +131,9 @@ func (g *grammar) outline(lang string, src []byte, timeout time.Duration) (*Outl
 	}()
 	root := tree.RootNode()
 	w := &walker{src: src, lang: lang}
-	o := &Outline{Lang: lang, Entries: g.walk(w, root), Partial: root.HasError()}
+	o = &Outline{Lang: lang, Entries: g.walk(w, root), Partial: root.HasError()}
 	if !hasDecls(o.Entries) {
-		if alt := w.fallback(root); len(alt) > 0 {
+		if alt := w.fallback(root, o.Entries); len(alt) > 0 {
 			o.Entries = append(o.Entries, alt...)
 			sortEntries(o.Entries)
 			o.Fallback = true
@@ -159,14 +170,6 @@ func parse(lang string, src []byte, timeout time.Duration) (*Outline, error) {
 		return alt, nil
 	}
 	return o, nil
-}
-
-func count(es []Entry) int {
-	n := len(es)
-	for _, e := range es {
-		n += count(e.Children)
-	}
-	return n
 }
 
 func hasDecls(es []Entry) bool {

@@ -34,6 +34,10 @@ func (o *Outline) Render(budget int) string {
 	return fit(note, items, budget)
 }
 
+// maxRenderSig bounds a signature in a rendering: a shed summary is read in
+// a small window.
+const maxRenderSig = 120
+
 // item is one line of a rendering.
 type item struct {
 	text   string
@@ -47,7 +51,7 @@ func flatten(items []item, e Entry, depth, parent, rank int, minorParent bool) [
 	b.WriteString(strings.Repeat("  ", depth))
 	b.WriteString(lineRange(e.Line, e.EndLine))
 	b.WriteByte(' ')
-	b.WriteString(display(e))
+	b.WriteString(cut(display(e), maxRenderSig))
 	it := item{text: b.String(), parent: parent, rank: rank}
 	switch {
 	case depth == 0 && e.Kind == KindImports:

@@ -175,7 +175,11 @@ func (r *importRun) add(n *sitter.Node, names ...string) {
 		r.first = n
 	}
 	r.last = n
-	r.names = append(r.names, names...)
+	for _, name := range names {
+		if name != "" && !slices.Contains(r.names, name) {
+			r.names = append(r.names, name)
+		}
+	}
 }
 
 // flush ends the run (call it at any declaration that is not an import).
@@ -193,7 +197,7 @@ func sortEntries(es []Entry) {
 // fallback outlines a file without declarations: for JavaScript the
 // declarations inside a function that wraps most of the file (an IIFE, a
 // UMD factory), else the file's top-level statements.
-func (w *walker) fallback(root *sitter.Node) []Entry {
+func (w *walker) fallback(root *sitter.Node, have []Entry) []Entry {
 	switch w.lang {
 	case "javascript", "typescript", "tsx":
 		if body := w.wrapperBody(root); body != nil {
@@ -216,9 +220,21 @@ func (w *walker) fallback(root *sitter.Node) []Entry {
 		if len(out) == maxFallback {
 			break
 		}
+		if line, _ := span(c); covered(have, line) {
+			continue // an import the outline already lists
+		}
 		out = append(out, w.entry(c, KindStatement, "", w.line(c)))
 	}
 	return out
+}
+
+func covered(es []Entry, line int) bool {
+	for _, e := range es {
+		if line >= e.Line && line <= e.EndLine {
+			return true
+		}
+	}
+	return false
 }
 
 // wrapperBody finds the body of the largest function expression reachable
