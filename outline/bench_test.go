@@ -1,0 +1,93 @@
+//go:build cgo
+
+package outline
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// The benchmarks of the issue:
+//
+//	go test ./outline -run '^$' -bench . -benchtime 5x
+//
+// BenchmarkOutlineServerGo   parse + render net/http/server.go
+// BenchmarkRepoMapCold       the repo map of $GOROOT/src from nothing
+// BenchmarkRepoMapWarm       the same map again, nothing changed
+// BenchmarkCtagsGOROOT       `ctags -R` over the same tree, for comparison
+
+func goroot(b *testing.B) string {
+	root := filepath.Join(runtime.GOROOT(), "src")
+	if _, err := os.Stat(filepath.Join(root, "net", "http", "server.go")); err != nil {
+		b.Skipf("no Go source tree: %v", err)
+	}
+	return root
+}
+
+func BenchmarkOutlineServerGo(b *testing.B) {
+	path := filepath.Join(goroot(b), "net", "http", "server.go")
+	src, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(src)))
+	b.ResetTimer()
+	for range b.N {
+		if Summary(path, src, DefaultSummaryBudget) == "" {
+			b.Fatal("no outline")
+		}
+	}
+}
+
+func BenchmarkRepoMapCold(b *testing.B) {
+	root := goroot(b)
+	for range b.N {
+		m := NewRepoMap(root)
+		if _, err := m.Render(MapBudget(32000)); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(m.Stats().Files), "files")
+	}
+}
+
+func BenchmarkRepoMapWarm(b *testing.B) {
+	root := goroot(b)
+	m := NewRepoMap(root)
+	if _, err := m.Render(MapBudget(32000)); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		if _, err := m.Render(MapBudget(32000)); err != nil {
+			b.Fatal(err)
+		}
+		if m.Stats().Parsed != 0 {
+			b.Fatalf("warm render parsed %d files", m.Stats().Parsed)
+		}
+	}
+	b.ReportMetric(float64(m.Stats().Files), "files")
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	b.ReportMetric(float64(ms.HeapAlloc)/(1<<20), "heap-MB") // the cache, kept alive by m
+	runtime.KeepAlive(m)
+}
+
+// BenchmarkCtagsGOROOT runs universal-ctags over the tree the repo map
+// reads (testdata and vendor excluded, as the map skips them).
+func BenchmarkCtagsGOROOT(b *testing.B) {
+	ctags, err := exec.LookPath("ctags")
+	if err != nil {
+		b.Skip("universal-ctags is not installed")
+	}
+	root := goroot(b)
+	for range b.N {
+		cmd := exec.Command(ctags, "-R", "--exclude=testdata", "--exclude=vendor", "--exclude=.*", "-f", os.DevNull, root)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("ctags: %v\n%s", err, out)
+		}
+	}
+}

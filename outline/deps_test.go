@@ -1,0 +1,32 @@
+package outline
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/reika-lsp/reika-lsp/internal/deptest"
+)
+
+// TestImports keeps the dependency direction of DESIGN.md §1: outline
+// imports tree-sitter and, of this module, only internal/walk, which is
+// itself standard-library only (so outline still depends on nothing of
+// ours that could depend back on it).
+func TestImports(t *testing.T) {
+	const self = "github.com/reika-lsp/reika-lsp/outline"
+	const walkPkg = "github.com/reika-lsp/reika-lsp/internal/walk"
+	for _, d := range deptest.Deps(t, ".") {
+		switch {
+		case d == self, d == walkPkg:
+		case d == "github.com/smacker/go-tree-sitter" || strings.HasPrefix(d, "github.com/smacker/go-tree-sitter/"):
+		default:
+			t.Errorf("outline must import only tree-sitter and internal/walk, not %s", d)
+		}
+	}
+	for _, d := range deptest.Deps(t, walkPkg) {
+		if d != walkPkg {
+			t.Errorf("internal/walk must stay standard-library only (outline relies on it), but imports %s", d)
+		}
+	}
+	deptest.Forbid(t, ".", "go.lsp.dev", "github.com/sashabaranov/go-openai",
+		"github.com/reika-lsp/reika-lsp/agent", "github.com/reika-lsp/reika-lsp/ctxwin", "github.com/reika-lsp/reika-lsp/lsp")
+}
