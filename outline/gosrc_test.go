@@ -154,6 +154,8 @@ func flatGo(es []Entry) []string {
 	var out []string
 	for _, e := range es {
 		switch e.Kind {
+		case KindLines:
+			continue // the fallback of a file that declares nothing
 		case KindImports:
 			out = append(out, fmt.Sprintf("imports %d-%d", e.Line, e.EndLine))
 		case KindStruct, KindInterface, KindType:

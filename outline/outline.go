@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -74,6 +75,7 @@ const (
 	KindExports     = "exports"
 	KindPackage     = "package"
 	KindStatement   = "statement" // a top-level statement of a file without declarations
+	KindLines       = "lines"     // a leading line of a file with neither declarations nor statements
 )
 
 // MaxSignature bounds Entry.Signature in bytes; longer heads end in "…".
@@ -158,8 +160,43 @@ func ParseLimited(path string, src []byte, lim Limits) (*Outline, error) {
 		o.Lang = lang // a .h file may have been read as C++
 	}
 	o.Lines = countLines(src)
+	if len(o.Entries) == 0 {
+		// Nothing declared and nothing run (a doc.go, a docstring-only
+		// module): its first lines still say what the file is.
+		o.Entries = leadingLines(src, maxLeadingLines)
+		o.Fallback = len(o.Entries) > 0
+	}
 	return o, nil
 }
+
+// maxLeadingLines is how many lines a file without declarations keeps.
+const maxLeadingLines = 3
+
+// leadingLines lists the first n non-blank lines of src, past a leading
+// block that is only a copyright or licence notice.
+func leadingLines(src []byte, n int) []Entry {
+	lines := strings.Split(string(src), "\n")
+	start := 0
+	// Skip the first block (up to a blank line) when it is a notice.
+	end := 0
+	for end < len(lines) && strings.TrimSpace(lines[end]) != "" {
+		end++
+	}
+	if notice.MatchString(strings.Join(lines[:end], "\n")) {
+		start = end
+	}
+	var out []Entry
+	for i := start; i < len(lines) && len(out) < n; i++ {
+		line := strings.TrimSpace(lines[i])
+		if line == "" {
+			continue
+		}
+		out = append(out, Entry{Kind: KindLines, Line: i + 1, EndLine: i + 1, Signature: line})
+	}
+	return out
+}
+
+var notice = regexp.MustCompile(`(?i)copyright|licen[cs]e|spdx-`)
 
 // Summary renders the outline of the file at path (content src) for a shed
 // read summary, within budget characters, ending with a line saying how many
