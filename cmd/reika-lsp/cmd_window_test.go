@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-func run(t *testing.T, env map[string]string, args ...string) (stdout, stderr string, code int) {
+func runEnv(t *testing.T, env map[string]string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	for _, k := range []string{"REIKA_CONTEXT_WINDOW", "REIKA_MIN_GEN_TOKENS", "REIKA_REPO_MAP_BUDGET", "REIKA_PROFILE"} {
@@ -33,7 +33,7 @@ func TestWindowSeedTable(t *testing.T) {
 		{"128000", "2048", map[string]int{"shedPoint": 113356, "shedTarget": 79349, "foldKeeps": 37785, "recap": 12595, "repoMapChars": 12000}},
 	}
 	for _, tt := range tests {
-		out, errs, code := run(t, nil, "window", "--window", tt.window, "--reserve", tt.reserve, "--json")
+		out, errs, code := runEnv(t, nil, "window", "--window", tt.window, "--reserve", tt.reserve, "--json")
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, errs)
 		}
@@ -55,7 +55,7 @@ func TestWindowSeedTable(t *testing.T) {
 }
 
 func TestWindowTableAndPicture(t *testing.T) {
-	out, _, code := run(t, nil, "window", "--window", "24000", "--reserve", "6144")
+	out, _, code := runEnv(t, nil, "window", "--window", "24000", "--reserve", "6144")
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
@@ -68,11 +68,11 @@ func TestWindowTableAndPicture(t *testing.T) {
 }
 
 func TestWindowFromSetting(t *testing.T) {
-	out, _, code := run(t, map[string]string{"REIKA_CONTEXT_WINDOW": "32000"}, "window")
+	out, _, code := runEnv(t, map[string]string{"REIKA_CONTEXT_WINDOW": "32000"}, "window")
 	if code != 0 || !strings.Contains(out, "from REIKA_CONTEXT_WINDOW") || !strings.Contains(out, "shed point        26956") {
 		t.Errorf("exit %d, output:\n%s", code, out)
 	}
-	out, _, _ = run(t, map[string]string{"REIKA_CONTEXT_WINDOW": "32000", "REIKA_MIN_GEN_TOKENS": "4000"}, "window", "--json")
+	out, _, _ = runEnv(t, map[string]string{"REIKA_CONTEXT_WINDOW": "32000", "REIKA_MIN_GEN_TOKENS": "4000"}, "window", "--json")
 	if !strings.Contains(out, `"reserve":4000`) {
 		t.Errorf("REIKA_MIN_GEN_TOKENS does not pin the reserve: %s", out)
 	}
@@ -88,7 +88,7 @@ func TestWindowBadInput(t *testing.T) {
 		{"window", "--bogus"},
 		{"window"}, // nothing configured
 	} {
-		out, errs, code := run(t, nil, args...)
+		out, errs, code := runEnv(t, nil, args...)
 		if code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)
 		}
