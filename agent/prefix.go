@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/reika-lsp/reika-lsp/agent/tools"
 	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
@@ -50,4 +51,10 @@ func fixedPrefix(root string, window int, s Settings, repo repoMapper) string {
 		b.WriteString("\n</project-instructions>\n")
 	}
 	return b.String()
+}
+
+// BasePrefixChars is the size of the fixed prefix before the bootstrap
+// context: the system prompt and the tool definitions.
+func BasePrefixChars() int {
+	return len(systemPrompt) + ctxwin.ToolChars(tools.Specs(tools.All()))
 }

@@ -1,14 +1,13 @@
 package main
 
-import "github.com/reika-lsp/reika-lsp/ctxwin"
+import (
+	"github.com/reika-lsp/reika-lsp/agent"
+	"github.com/reika-lsp/reika-lsp/ctxwin"
+)
 
 // fixedPrefixTokens estimates the fixed prefix of a request for the window
-// picture: the repo map budget at four characters a token, plus the
-// system prompt and tool definitions.
+// picture: the system prompt, the tool definitions and the repo map budget,
+// at four characters a token.
 func fixedPrefixTokens(b ctxwin.Budget) int {
-	return b.RepoMapChars/4 + systemAndToolsTokens
+	return (agent.BasePrefixChars() + b.RepoMapChars) / 4
 }
-
-// systemAndToolsTokens is the size of the system prompt and the tool
-// definitions at four characters a token.
-var systemAndToolsTokens = 1500
