@@ -152,8 +152,8 @@ func (t *terminal) Transcript(e agent.Event) {
 		t.newline()
 		fmt.Fprintf(t.out, "▸ %s %s\n", e.Tool, oneLine(string(e.Args), 160))
 	case agent.EventToolResult:
-		first := oneLine(e.Text, 120)
-		fmt.Fprintf(t.out, "  ↳ %s (%d lines, ~%d tokens)\n", first, strings.Count(e.Text, "\n")+1, e.Tokens)
+		first, _, _ := strings.Cut(strings.TrimSpace(e.Text), "\n")
+		fmt.Fprintf(t.out, "  ↳ %s (%d lines, ~%d tokens)\n", oneLine(first, 120), strings.Count(e.Text, "\n")+1, e.Tokens)
 	case agent.EventNote:
 		t.newline()
 		fmt.Fprintf(t.out, "── note ──\n%s\n──────────\n", strings.TrimSpace(e.Text))
