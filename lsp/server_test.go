@@ -207,4 +207,3 @@ func progressKinds(t *testing.T, notes []lsptest.Message, token json.RawMessage)
 	}
 	return kinds
 }
-
