@@ -113,11 +113,12 @@ func (f *fakeAgent) Ask(ctx context.Context, p agent.AskParams) agent.AskResult 
 	f.turns++
 	f.asks = append(f.asks, p)
 	f.mu.Unlock()
-	res := f.ask(ctx, f, p)
-	f.mu.Lock()
-	f.running = nil
-	f.mu.Unlock()
-	return res
+	defer func() {
+		f.mu.Lock()
+		f.running = nil
+		f.mu.Unlock()
+	}()
+	return f.ask(ctx, f, p)
 }
 
 func (f *fakeAgent) Compact(ctx context.Context) agent.CompactResult {
@@ -283,7 +284,7 @@ func start(t *testing.T, o harnessOptions) *harness {
 	go func() { h.served <- Serve(context.Background(), serverEnd, cfg) }()
 	h.c = lsptest.Connect(clientEnd, o.hooks)
 	t.Cleanup(func() {
-		h.c.Close()
+		h.c.Disconnect()
 		select {
 		case <-h.served:
 		case <-time.After(hangGuard):

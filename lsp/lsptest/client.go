@@ -336,7 +336,15 @@ func (c *Client) WaitNote(ctx context.Context, method string, match func(Message
 // Done is closed when the connection has ended.
 func (c *Client) Done() <-chan struct{} { return c.conn.Done() }
 
-// Close closes the connection.
+// Disconnect drops the connection at once, as a client that crashed: the
+// server sees the end of its input. Calls still waiting fail.
+func (c *Client) Disconnect() {
+	c.rwc.Close()
+	<-c.conn.Done()
+}
+
+// Close closes the connection after the calls in flight have been
+// answered.
 func (c *Client) Close() error {
 	err := c.conn.Close()
 	if errors.Is(err, io.ErrClosedPipe) {
