@@ -108,3 +108,49 @@ func FuzzPositionRoundTrip(f *testing.F) {
 		}
 	})
 }
+
+func TestTextEdit(t *testing.T) {
+	tests := []struct{ old, new string }{
+		{"abc", "abc"},
+		{"", "x"},
+		{"x", ""},
+		{"a😀b", "a😁b"},     // differ in the last byte of a 4-byte character
+		{"a\r\nb", "a\nb"}, // the edit must not start between \r and \n
+		{"a\r\nb", "a\r\rb"},
+		{"é", "è"},
+		{"line1\nline2\n", "line1\nline2 changed\n"},
+		{"aaaa", "aa"},
+		{"\xff\xfe", "\xff\xff"},
+	}
+	for _, tc := range tests {
+		checkTextEdit(t, tc.old, tc.new)
+	}
+}
+
+// checkTextEdit applies textEdit's edit the way a client would (through
+// UTF-16 positions) and checks the result.
+func checkTextEdit(t *testing.T, old, new string) {
+	t.Helper()
+	edit, changed := textEdit(old, new)
+	if changed != (old != new) {
+		t.Fatalf("textEdit(%q, %q) changed = %v", old, new, changed)
+	}
+	if !changed {
+		return
+	}
+	r := &lspRange{
+		Start: position{Line: int(edit.Range.Start.Line), Character: int(edit.Range.Start.Character)},
+		End:   position{Line: int(edit.Range.End.Line), Character: int(edit.Range.End.Character)},
+	}
+	if got := applyChange(old, contentChange{Range: r, Text: edit.NewText}); got != new {
+		t.Fatalf("textEdit(%q, %q) = %+v, which gives %q", old, new, edit, got)
+	}
+}
+
+func FuzzTextEdit(f *testing.F) {
+	f.Add("a😀b\r\nc", "a😁b\nc")
+	f.Add("", "x\r")
+	f.Fuzz(func(t *testing.T, old, new string) {
+		checkTextEdit(t, old, new)
+	})
+}

@@ -251,6 +251,11 @@ func (s *stream) accept(body []byte) bool {
 		s.replyError(jsonrpc2.ID{}, jsonrpc2.NewError(jsonrpc2.ParseError, "parse error: the message body is not valid JSON"))
 		return false
 	}
+	if trimmed[0] != '{' {
+		s.badFrame("body is not a JSON object")
+		s.replyError(jsonrpc2.ID{}, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "invalid request: the message is not a JSON object"))
+		return false
+	}
 	var env struct {
 		ID     json.RawMessage `json:"id"`
 		Method json.RawMessage `json:"method"`
