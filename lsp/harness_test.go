@@ -209,7 +209,7 @@ func (f *fakeAgent) isClosed() bool {
 
 // harness is one server in-process, driven through a pipe by a test client.
 type harness struct {
-	t      *testing.T
+	t      testing.TB
 	c      *lsptest.Client
 	ctx    context.Context // the hang guard
 	root   string
@@ -251,7 +251,7 @@ func (l *testLog) contains(s string) bool { return strings.Contains(l.String(), 
 
 // start runs a server and connects a client. Cleanup closes the client,
 // waits for Serve to return and checks that no goroutine is left.
-func start(t *testing.T, o harnessOptions) *harness {
+func start(t testing.TB, o harnessOptions) *harness {
 	t.Helper()
 	// Goroutines that exist before the server starts (the fuzzing engine's)
 	// are not this test's; every one the server and client start must end.

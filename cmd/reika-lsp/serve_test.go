@@ -118,15 +118,23 @@ type pipes struct {
 	io.WriteCloser
 }
 
+// startServer starts the binary with args and a clean environment.
 func startServer(t testing.TB, args ...string) *proc {
+	t.Helper()
+	return startServerEnv(t, nil, args...)
+}
+
+// startServerEnv starts the binary with args, a clean environment (a fresh
+// HOME and XDG directories, no REIKA_* variables) plus env ("KEY=value"),
+// for example REIKA_BASE_URL pointing at agent/enginetest.
+func startServerEnv(t testing.TB, env []string, args ...string) *proc {
 	t.Helper()
 	before := goleak.IgnoreCurrent()
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	home := t.TempDir()
 	cmd := exec.Command(binary(t), args...)
 	// No user settings leak in: a fresh home, no REIKA_* variables.
-	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + home + "/config", "XDG_STATE_HOME=" + home + "/state", "PATH=" + os.Getenv("PATH")}
-	cmd.Env = env
+	cmd.Env = append([]string{"HOME=" + home, "XDG_CONFIG_HOME=" + home + "/config", "XDG_STATE_HOME=" + home + "/state", "PATH=" + os.Getenv("PATH")}, env...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -362,5 +370,30 @@ func BenchmarkStartupBinary(b *testing.B) {
 		p.c.Notify(p.ctx, "exit", nil)
 		p.exitCode()
 		b.StartTimer()
+	}
+}
+
+// BenchmarkIdleRSSBinary reports the resident memory of an initialized,
+// idle server process (without an agent on this branch: see wire.go).
+func BenchmarkIdleRSSBinary(b *testing.B) {
+	binary(b)
+	for b.Loop() {
+		p := startServer(b)
+		p.initialize()
+		if _, err := p.c.WaitNote(p.ctx, "reika/status", nil); err != nil {
+			b.Fatal(err)
+		}
+		status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+		if err != nil {
+			b.Skip("no /proc:", err)
+		}
+		for _, line := range strings.Split(string(status), "\n") {
+			if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+				kb, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")))
+				b.ReportMetric(float64(kb), "rss-KB")
+			}
+		}
+		p.c.Notify(p.ctx, "exit", nil)
+		p.exitCode()
 	}
 }
