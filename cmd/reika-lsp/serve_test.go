@@ -73,7 +73,8 @@ type proc struct {
 	cmd    *exec.Cmd
 	c      *lsptest.Client
 	stdin  io.WriteCloser
-	stdout *bytes.Buffer // everything the server wrote to stdout
+	stdout *bytes.Buffer // everything the server wrote to stdout; guarded by outMu
+	outMu  sync.Mutex
 	stderr *syncBuffer
 	waited chan error
 	ctx    context.Context
@@ -121,20 +122,29 @@ type pipes struct {
 // startServer starts the binary with args and a clean environment.
 func startServer(t testing.TB, args ...string) *proc {
 	t.Helper()
-	return startServerEnv(t, nil, args...)
+	return startServerWith(t, serverOptions{}, args...)
 }
 
-// startServerEnv starts the binary with args, a clean environment (a fresh
-// HOME and XDG directories, no REIKA_* variables) plus env ("KEY=value"),
-// for example REIKA_BASE_URL pointing at agent/enginetest.
-func startServerEnv(t testing.TB, env []string, args ...string) *proc {
+// serverOptions adjust startServerWith.
+type serverOptions struct {
+	// env is added to the clean environment ("KEY=value"), for example
+	// REIKA_BASE_URL pointing at agent/enginetest.
+	env []string
+	// hooks answer the server's requests (approvals, edits...).
+	hooks lsptest.Hooks
+}
+
+// startServerWith starts the binary with args, a clean environment (a
+// fresh HOME and XDG directories, no REIKA_* variables) plus o.env, and a
+// client with o.hooks.
+func startServerWith(t testing.TB, o serverOptions, args ...string) *proc {
 	t.Helper()
 	before := goleak.IgnoreCurrent()
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	home := t.TempDir()
 	cmd := exec.Command(binary(t), args...)
 	// No user settings leak in: a fresh home, no REIKA_* variables.
-	cmd.Env = append([]string{"HOME=" + home, "XDG_CONFIG_HOME=" + home + "/config", "XDG_STATE_HOME=" + home + "/state", "PATH=" + os.Getenv("PATH")}, env...)
+	cmd.Env = append([]string{"HOME=" + home, "XDG_CONFIG_HOME=" + home + "/config", "XDG_STATE_HOME=" + home + "/state", "PATH=" + os.Getenv("PATH")}, o.env...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -148,8 +158,7 @@ func startServerEnv(t testing.TB, env []string, args ...string) *proc {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	p.c = lsptest.Connect(pipes{teeReader{out, &mu, p.stdout}, stdin}, lsptest.Hooks{})
+	p.c = lsptest.Connect(pipes{teeReader{out, &p.outMu, p.stdout}, stdin}, o.hooks)
 	go func() { p.waited <- cmd.Wait() }()
 	t.Cleanup(func() {
 		cmd.Process.Kill()
@@ -210,7 +219,14 @@ func (p *proc) initialize() json.RawMessage {
 // stdout is a sequence of well-formed LSP frames with JSON bodies.
 func (p *proc) checkStdoutIsFrames() {
 	p.t.Helper()
-	b := p.stdout.Bytes()
+	select {
+	case <-p.c.Done(): // the client has read everything
+	case <-p.ctx.Done():
+		p.t.Fatal("the client did not see the end of stdout")
+	}
+	p.outMu.Lock()
+	b := bytes.Clone(p.stdout.Bytes())
+	p.outMu.Unlock()
 	for len(b) > 0 {
 		const prefix = "Content-Length: "
 		end := bytes.Index(b, []byte("\r\n\r\n"))
