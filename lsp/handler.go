@@ -25,7 +25,11 @@ import (
 //     own goroutine: calling the client from the read loop deadlocks.
 //   - Requests release the read loop with jsonrpc2.Async before they do
 //     anything slow, so a running turn never holds up other requests.
-//     initialize runs inline: nothing may overtake it.
+//     initialize does its work inline (nothing may overtake it) and is
+//     released after. Every call is released, even one refused at once: see
+//     handle.
+//   - A request's method and params borrow the read buffer: what outlives
+//     the release is copied.
 //   - Errors are always *jsonrpc2.Error with a real code (a plain Go error
 //     would go out with code 0); a cancelled request answers
 //     RequestCancelled.
