@@ -1,0 +1,65 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/reika-lsp/reika-lsp/agent"
+	"github.com/reika-lsp/reika-lsp/agent/tools"
+)
+
+// The actions of an approval request, in the order of agent.Decision.
+const (
+	ActionAllow        = "Allow"
+	ActionAllowSession = "Allow for this session"
+	ActionDeny         = "Deny"
+)
+
+// maxApprovalDetail bounds the detail (a diff, a command) shown in an
+// approval request; editors show the message in a dialog or a prompt.
+const maxApprovalDetail = 2000
+
+// approver asks the user with window/showMessageRequest (agent.Approver).
+// No answer, an error, an unknown action or a client that cannot ask all
+// mean Deny.
+type approver struct{ s *server }
+
+func (a approver) Approve(ctx context.Context, ap tools.Approval) agent.Decision {
+	s := a.s
+	s.mu.Lock()
+	can := s.caps.showMessageRequest
+	s.mu.Unlock()
+	if !can {
+		s.logf("lsp: %q needs approval but the client cannot ask (no window.showMessage capability): denied", ap.Summary)
+		return agent.Deny
+	}
+	msg := "Reika wants to " + ap.Summary
+	if ap.Detail != "" {
+		msg += "\n\n" + truncate(ap.Detail, maxApprovalDetail)
+	}
+	t := protocol.MessageTypeInfo
+	if ap.Kind == "command" || ap.Kind == "outside" {
+		t = protocol.MessageTypeWarning
+	}
+	params := &protocol.ShowMessageRequestParams{Type: t, Message: msg, Actions: []protocol.MessageActionItem{
+		{Title: ActionAllow}, {Title: ActionAllowSession}, {Title: ActionDeny},
+	}}
+	var raw json.RawMessage
+	if err := s.call(ctx, protocol.MethodWindowShowMessageRequest, params, &raw); err != nil {
+		s.logf("lsp: approval of %q: %v: denied", ap.Summary, err)
+		return agent.Deny
+	}
+	var item struct {
+		Title string `json:"title"`
+	}
+	_ = decodeParams(raw, &item)
+	switch item.Title {
+	case ActionAllow:
+		return agent.Allow
+	case ActionAllowSession:
+		return agent.AllowSession
+	}
+	return agent.Deny
+}

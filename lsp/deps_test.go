@@ -1,0 +1,20 @@
+package lsp
+
+import (
+	"testing"
+
+	"github.com/reika-lsp/reika-lsp/internal/deptest"
+)
+
+// DESIGN.md §1: lsp imports agent and go.lsp.dev; the engine client and
+// go-openai stay behind agent.Model, wired in by cmd.
+func TestDependencyDirection(t *testing.T) {
+	deptest.Forbid(t, ".",
+		"github.com/sashabaranov/go-openai",
+		"github.com/reika-lsp/reika-lsp/agent/engine",
+		"github.com/reika-lsp/reika-lsp/agent/enginetest",
+		"github.com/reika-lsp/reika-lsp/cmd",
+	)
+	// The test client knows the protocol, not the agent.
+	deptest.Forbid(t, "./lsptest", "github.com/reika-lsp/reika-lsp/agent")
+}

@@ -1,0 +1,43 @@
+// Package lsp is the language server: it exposes one workspace's agent to
+// an editor as PROTOCOL.md describes, over go.lsp.dev/jsonrpc2 v1.0.1 with
+// go.lsp.dev/protocol v1.0.1 types.
+//
+// Serve runs one connection. After initialize and initialized it builds
+// the agent with Config.NewAgent, handing it this package's implementations
+// of the agent's front-end interfaces:
+//
+//   - agent.Workspace (workspace.go over documents.go): reads see the
+//     editor's unsaved buffers, kept in sync by didOpen/didChange/didClose
+//     (incremental, UTF-16 positions; position.go is the one byte-offset to
+//     UTF-16 mapper); writes go through workspace/applyEdit when the client
+//     supports it, else atomically to disk.
+//   - agent.Approver (approver.go): window/showMessageRequest with Allow /
+//     Allow for this session / Deny; no answer or no support is Deny.
+//   - agent.Events (events.go, progress.go): reika/transcript, reika/status,
+//     window/showMessage, and $/progress for the running turn.
+//
+// The commands (commands.go) are reika.ask, reika.compact, reika.cancel,
+// reika.status, reika.save and reika.newSession; the Compact context code
+// action runs reika.compact.
+//
+// # Concurrency
+//
+// Notifications run inline on the connection's read loop, in order;
+// requests run on their own goroutines (jsonrpc2.Async), so a turn never
+// holds up a status request or a code action. $/cancelRequest is handled
+// ahead of the queue by a Preempter. Everything the server starts is tied
+// to a lifetime context that shutdown, exit and the end of the connection
+// cancel, and is tracked so that Serve returns only when it has all ended.
+// handler.go lists the go.lsp.dev sharp edges this design answers (DESIGN.md
+// §7); sharpedges_test.go has a test for each.
+//
+// # Robustness
+//
+// The framing (stream.go) skips malformed headers and answers malformed
+// messages instead of dropping the connection; params are decoded
+// leniently (wire.go) because Neovim sends [] for empty objects; panics in
+// handlers and in the agent are logged and answered with an error.
+//
+// Package lsptest is a scriptable client for tests of the server, in
+// process or against the binary.
+package lsp

@@ -1,0 +1,204 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"go.lsp.dev/protocol"
+)
+
+// progressTitle is the title of every work-done progress.
+const progressTitle = "Reika"
+
+// maxHeldReports bounds the reports held while the client has not
+// answered create.
+const maxHeldReports = 64
+
+// progressCreateTimeout bounds the wait for the client's answer to
+// window/workDoneProgress/create.
+const progressCreateTimeout = 10 * time.Second
+
+// workProgress is the $/progress of one turn: on the client's workDoneToken
+// when the request carried one, else on a token the server creates with
+// window/workDoneProgress/create when the client supports it. begin always
+// goes first (Neovim fails on a report without one), reports that come
+// while the client has not answered create are held and sent after begin
+// (the last maxHeldReports of them), and end is sent even when the turn
+// ends before that answer.
+// A nil *workProgress is valid and does nothing.
+type workProgress struct {
+	s     *server
+	token json.RawMessage
+	key   string
+	begin progressValue
+
+	mu      sync.Mutex
+	state   progressState // guarded by mu
+	held    []string      // reports while creating; guarded by mu
+	endText *string       // end requested while creating; guarded by mu
+}
+
+type progressState int
+
+const (
+	progressCreating progressState = iota // create sent, no answer yet
+	progressActive                        // begin sent
+	progressOff                           // the client refused create: nothing is sent
+	progressEnded                         // end sent
+)
+
+type progressValue struct {
+	Kind        string `json:"kind"`
+	Title       string `json:"title,omitempty"`
+	Cancellable bool   `json:"cancellable,omitempty"`
+	Message     string `json:"message,omitempty"`
+}
+
+// startProgress begins the progress of a turn; nil when the client gave no
+// token and cannot create one.
+func (s *server) startProgress(clientToken json.RawMessage, message string) *workProgress {
+	begin := progressValue{Kind: "begin", Title: progressTitle, Cancellable: true, Message: message}
+	if key, ok := tokenKey(clientToken); ok {
+		p := &workProgress{s: s, token: clientToken, key: key, begin: begin, state: progressActive}
+		p.send(begin)
+		return p
+	}
+	s.mu.Lock()
+	can := s.caps.workDoneProgress
+	s.mu.Unlock()
+	if !can {
+		return nil
+	}
+	name := "reika/progress/" + strconv.FormatInt(s.progressSeq.Add(1), 10)
+	token, _ := json.Marshal(name)
+	p := &workProgress{s: s, token: token, key: "s" + name, begin: begin, state: progressCreating}
+	s.goTracked(func() {
+		ctx, cancel := context.WithTimeout(s.life, progressCreateTimeout)
+		defer cancel()
+		params := json.RawMessage(`{"token":` + string(token) + `}`)
+		err := s.call(ctx, protocol.MethodWindowWorkDoneProgressCreate, params, nil)
+		if err != nil {
+			s.logf("lsp: window/workDoneProgress/create: %v (no progress for this turn)", err)
+		}
+		p.created(err == nil)
+	})
+	return p
+}
+
+// created is the client's answer to create.
+func (p *workProgress) created(ok bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !ok {
+		p.state = progressOff
+		return
+	}
+	p.send(p.begin)
+	p.state = progressActive
+	for _, text := range p.held {
+		p.send(progressValue{Kind: "report", Message: text})
+	}
+	p.held = nil
+	if p.endText != nil {
+		p.send(progressValue{Kind: "end", Message: *p.endText})
+		p.state = progressEnded
+	}
+}
+
+// reportText sends a report (or holds it until begin).
+func (p *workProgress) reportText(text string) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch p.state {
+	case progressActive:
+		p.send(progressValue{Kind: "report", Message: text})
+	case progressCreating:
+		if len(p.held) == maxHeldReports {
+			p.held = p.held[1:]
+		}
+		p.held = append(p.held, text)
+	}
+}
+
+// end sends end (or has it sent after begin).
+func (p *workProgress) end(text string) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch p.state {
+	case progressActive:
+		p.send(progressValue{Kind: "end", Message: text})
+		p.state = progressEnded
+	case progressCreating:
+		p.endText = &text
+	}
+}
+
+func (p *workProgress) send(v progressValue) {
+	p.s.notifyJSON(protocol.MethodProgress, struct {
+		Token json.RawMessage `json:"token"`
+		Value progressValue   `json:"value"`
+	}{p.token, v})
+}
+
+// reportProgress routes the agent's round report to the running turn (or
+// compaction).
+func (s *server) reportProgress(text string) {
+	s.mu.Lock()
+	t := s.turn
+	if t == nil {
+		t = s.compact
+	}
+	s.mu.Unlock()
+	if t != nil {
+		t.progress.reportText(text)
+	}
+}
+
+// progressCancel stops the turn whose progress the user cancelled.
+func (s *server) progressCancel(raw json.RawMessage) {
+	var p progressCancelParams
+	if err := decodeParams(raw, &p); err != nil {
+		s.logf("lsp: window/workDoneProgress/cancel: %v", err)
+		return
+	}
+	key, ok := tokenKey(p.Token)
+	if !ok {
+		s.logf("lsp: window/workDoneProgress/cancel: bad token %s", truncate(string(p.Token), 64))
+		return
+	}
+	s.mu.Lock()
+	var hit []*turn
+	for _, t := range []*turn{s.turn, s.compact} {
+		if t != nil && t.progress != nil && t.progress.key == key {
+			hit = append(hit, t)
+		}
+	}
+	s.mu.Unlock()
+	for _, t := range hit {
+		t.cancel()
+	}
+}
+
+// shorten makes a prompt fit a progress message: its first line, at most
+// 60 characters.
+func shorten(prompt string) string {
+	line, _, cut := strings.Cut(strings.TrimSpace(prompt), "\n")
+	line = strings.Join(strings.Fields(line), " ")
+	if r := []rune(line); len(r) > 60 {
+		return string(r[:59]) + "…"
+	}
+	if cut {
+		return line + " …"
+	}
+	return line
+}
