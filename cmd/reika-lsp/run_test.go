@@ -15,32 +15,6 @@ import (
 	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
-// buildBinary builds reika-lsp once for the tests that run it.
-var buildBinary = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "reika-bin-")
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "reika-lsp")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("go build: %v\n%s", err, out)
-	}
-	return bin, nil
-})
-
-func binary(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin, err := buildBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bin
-}
-
 // isolated is an environment with its own state and config directories.
 func isolated(t *testing.T, baseURL string) []string {
 	home := t.TempDir()

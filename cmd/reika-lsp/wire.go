@@ -1,17 +1,27 @@
 package main
 
 import (
-	"errors"
-
 	"github.com/reika-lsp/reika-lsp/agent"
+	"github.com/reika-lsp/reika-lsp/agent/engine"
 )
 
 // newAgent builds the workspace's agent for the language server: the
-// engine client (agent/engine) as opts.Model, then the agent itself.
-//
-// Placeholder: the agent and the engine client are built on other
-// branches; the lead replaces this file when merging them. Until then the
-// server runs without an agent, and its status says so.
+// engine client as its model, resuming the workspace's last session.
 func newAgent(opts agent.Options) (agent.Service, error) {
-	return nil, errors.New("the agent is not wired into this build yet")
+	model, err := newModel(opts.Settings)
+	if err != nil {
+		return nil, err
+	}
+	opts.Model = model
+	opts.NewModel = newModel
+	opts.Resume = true
+	return agent.New(opts)
+}
+
+func newModel(s agent.Settings) (agent.Model, error) {
+	c, err := engine.New(engine.ConfigFromSettings(s))
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
 }
