@@ -125,7 +125,10 @@ type Options struct {
 	Lenient bool
 }
 
-// Script decides the reply to one chat completion request.
+// Script decides the reply to one chat completion request. It runs with the
+// server's lock held, so it must not call the Server's methods, and while it
+// blocks no other request is answered: to hold a response back, reply with
+// Fault.FirstByteDelay, which ends when the client goes away.
 type Script func(r *Request) Reply
 
 // Request is what a script and a test see of one chat completion request.
