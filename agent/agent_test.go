@@ -298,6 +298,13 @@ func TestSaveKeepsEverythingAndPrefixIsFixed(t *testing.T) {
 	if !strings.Contains(system, "Always run go vet.") {
 		t.Error("AGENTS.md is not in the fixed prefix")
 	}
+	// The repo map lists the workspace's files within its budget.
+	start, end := strings.Index(system, "<repo-map>"), strings.Index(system, "</repo-map>")
+	if start < 0 || end < start || !strings.Contains(system[start:end], "src/") {
+		t.Errorf("no repo map of the workspace in the fixed prefix:\n%.2000s", system)
+	} else if n := end - start - len("<repo-map>\n"); n > ctxwin.RepoMapChars(16000) {
+		t.Errorf("repo map of %d chars, budget %d", n, ctxwin.RepoMapChars(16000))
+	}
 	path, err := a.Save("saved/transcript.md")
 	if err != nil {
 		t.Fatal(err)

@@ -390,7 +390,7 @@ func BenchmarkStartupBinary(b *testing.B) {
 }
 
 // BenchmarkIdleRSSBinary reports the resident memory of an initialized,
-// idle server process (without an agent on this branch: see wire.go).
+// idle server process (its agent built, no engine to talk to).
 func BenchmarkIdleRSSBinary(b *testing.B) {
 	binary(b)
 	for b.Loop() {
@@ -399,17 +399,23 @@ func BenchmarkIdleRSSBinary(b *testing.B) {
 		if _, err := p.c.WaitNote(p.ctx, "reika/status", nil); err != nil {
 			b.Fatal(err)
 		}
-		status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
-		if err != nil {
-			b.Skip("no /proc:", err)
-		}
-		for _, line := range strings.Split(string(status), "\n") {
-			if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-				kb, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")))
-				b.ReportMetric(float64(kb), "rss-KB")
-			}
-		}
+		b.ReportMetric(float64(procKB(b, p.cmd.Process.Pid, "VmRSS")), "rss-KB")
 		p.c.Notify(p.ctx, "exit", nil)
 		p.exitCode()
 	}
+}
+
+// procKB reads a kB figure (VmRSS, VmHWM) of a process from /proc.
+func procKB(b testing.TB, pid int, field string) int {
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		b.Skip("no /proc:", err)
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
+			kb, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")))
+			return kb
+		}
+	}
+	return 0
 }
