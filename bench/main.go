@@ -40,7 +40,7 @@ func main() {
 		rounds       = flag.Int("rounds", 200, "least rounds per session")
 		policiesFlag = flag.String("policies", "all", "peer policies to compare with reika, comma-separated: "+policyNames())
 		jsonOut      = flag.Bool("json", false, "print the figures as JSON instead of the table")
-		out          = flag.String("out", "", "also write results.txt, results.json, results.md and context.svg to this directory")
+		out          = flag.String("out", "", "also write results.txt, results.json, results.md, context.svg and prefill.svg to this directory")
 		jobs         = flag.Int("j", runtime.GOMAXPROCS(0), "sessions × windows run at once")
 		verbose      = flag.Bool("v", false, "log each run to stderr")
 		trace        = flag.String("trace", "", "print every request of this policy's runs to stderr (reika, none, ...)")
@@ -315,7 +315,8 @@ func problems(w *os.File, res *Results) {
 }
 
 // writeResults writes the table, the figures, the README table and the
-// plot of the first session to dir.
+// plots (the context of the first session over its rounds; the prefill
+// ratios) to dir.
 func writeResults(dir string, res *Results, windows []int, specs []PolicySpec) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -346,11 +347,14 @@ func writeResults(dir string, res *Results, windows []int, specs []PolicySpec) e
 		}
 	}
 	writeSVG(&svg, res.Runs, seed, windows, names, starts)
+	var bars strings.Builder
+	writeBars(&bars, res.Rows, windows, names)
 	for name, data := range map[string]string{
 		"results.txt":  txt.String(),
 		"results.md":   md.String(),
 		"results.json": string(js) + "\n",
 		"context.svg":  svg.String(),
+		"prefill.svg":  bars.String(),
 	} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
 			return err

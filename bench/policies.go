@@ -9,9 +9,9 @@ import (
 )
 
 // The peers' policies, each a small model of its published behaviour as
-// /work/shared/design/notes/peers-context.md gathers it (the peers'
-// sources, docs and issues, cited there). What a model leaves out is said
-// in its doc comment. Every policy sends the same system message, tool
+// the team's research note on peers (design/notes/peers-context.md)
+// gathers it from their sources, docs and issues; each doc comment names
+// its sources and says what the model leaves out. Every policy sends the same system message, tool
 // definitions and tool results as reika; only what it does with the
 // history differs.
 var Policies = []PolicySpec{
@@ -73,9 +73,9 @@ func (p *nonePolicy) TurnEnd(Env) {}
 
 // ---------------------------------------------------------------------
 
-// maskPolicy is SWE-agent's LastNObservations history processor, the
-// "observation masking" of The Complexity Trap (Lindenbauer et al., 2025,
-// M=10): on every request, every tool result but the newest Keep is
+// maskPolicy is SWE-agent's LastNObservations history processor
+// (sweagent/agent/history_processors.py), the "observation masking" of
+// The Complexity Trap (Lindenbauer et al., arXiv 2508.21433, M=10): on every request, every tool result but the newest Keep is
 // replaced by a one-line placeholder; the model's reasoning and actions
 // stay. It has no token trigger and no recovery: when the newest Keep
 // results and the rest overflow the window, the request is refused
@@ -128,7 +128,10 @@ const continuationPrefix = "This session continues an earlier conversation that 
 
 // summarizePolicy is the Claude Code / Codex CLI style: when the next
 // request would pass Threshold of the window (Claude Code's auto-compact
-// fires at effective window − 13k, about 83.5% of 200k; Codex at 90%),
+// fires at effective window − 13k, about 83.5% of 200k, by third-party
+// analyses of its bundle and anthropics/claude-code#31806; Codex's
+// model_auto_compact_token_limit defaults to 90%, codex-rs
+// openai_models.rs),
 // the whole conversation is summarized in a summary call appended to the
 // current request, and the next request holds only the summary and the
 // last KeepLast messages (kept with the reply their results answer).
@@ -233,7 +236,9 @@ func dropOldest(req []ctxwin.Message, part int) []ctxwin.Message {
 // been dropped (in our words).
 const truncationNote = "\n\n[NOTE] Earlier parts of this conversation were removed to fit the context window; the first task is kept."
 
-// dropHalfPolicy is Cline's truncation (without auto-condense): when the
+// dropHalfPolicy is Cline's truncation without auto-condense (its context
+// manager, src/core/context/context-management, and
+// getNextTruncationRange): when the
 // previous request's tokens (prompt + completion) reach the window's
 // maxAllowed, it keeps the first user message and the first reply (with
 // its results) and drops the older half of the rest, or three quarters
@@ -362,21 +367,23 @@ type entry struct {
 	pruned  bool
 }
 
-// prunePolicy is opencode: after each step it checks the last response's
-// tokens (prompt + completion) against usable = window − output limit −
-// reserve (reserve = min(20k, output limit)); past it, the next step is
-// preceded by a compaction. A compaction summarizes the head in a fresh
-// request (the default "prepend" mode: no system prompt, no tools, the
-// transcript flattened to text, so nothing of the cache is reused), and
-// the view becomes the summary, a verbatim tail of the newest
-// clamp(usable/4, 2k, 15k) tokens (never less than the newest round), and
-// a "continue" message. At the end
-// of each turn, prune walks back past the last two user turns, protects
-// the newest 40k tokens of tool output, and clears older outputs when
-// that frees more than 20k (by opencode's estimate, characters/4),
-// stopping at a summary or an output already cleared. A refused request
-// compacts and retries once. OutputLimit is the model's output limit from
-// its config (4096 here, as a local model's entry commonly has).
+// prunePolicy is opencode (packages/opencode/src/session/compaction.ts:
+// isOverflow, prune with PRUNE_PROTECT and PRUNE_MINIMUM, process). After
+// each step it checks the last response's tokens (prompt + completion)
+// against usable = window − output limit − reserve, with reserve =
+// min(20k, output limit); past it, the next step is preceded by a
+// compaction. A compaction summarizes the head in a fresh request (the
+// default "prepend" mode: no system prompt, no tools, the transcript
+// flattened to text, so nothing of the cache is reused), and the view
+// becomes the summary, a verbatim tail of the newest clamp(usable/4, 2k,
+// 15k) tokens (never less than the newest round), and a "continue"
+// message. When a turn ends (opencode prunes when its prompt loop
+// returns), prune walks back past the last two user turns, protects the
+// newest 40k tokens of tool output, and clears older outputs when that
+// frees more than 20k (by opencode's estimate, characters/4), stopping at
+// a summary or an output already cleared. A refused request compacts and
+// retries once. OutputLimit is the model's output limit from its config
+// (4096 here, as a local model's entry commonly has).
 type prunePolicy struct {
 	OutputLimit int
 

@@ -191,7 +191,7 @@ func pct(a, b int) string {
 	if a == b {
 		return "100%"
 	}
-	return fmt.Sprintf("%.0f%%", 100*float64(a)/float64(b))
+	return fmt.Sprintf("%d%%", 100*a/b) // floored: 100% only when all
 }
 
 func joinSeeds(s []int64) string {
