@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -93,7 +94,7 @@ func main() {
 		}
 	} else {
 		writeTable(os.Stdout, res)
-		problems(os.Stdout, res)
+		writeProblems(os.Stdout, res)
 	}
 	if *out != "" {
 		if err := writeResults(*out, res, windows, specs); err != nil {
@@ -305,8 +306,8 @@ func runOne(ctx context.Context, src *source, s *Session, window int, specs []Po
 	return figs, nil
 }
 
-// problems lists what went wrong in the runs, if anything.
-func problems(w *os.File, res *Results) {
+// writeProblems lists what went wrong in the runs, if anything.
+func writeProblems(w io.Writer, res *Results) {
 	for _, f := range res.Runs {
 		for _, p := range f.Problems {
 			fmt.Fprintf(w, "note: %s, %s, session %d: %s\n", f.Policy, kTokens(f.Window), f.Seed, p)
@@ -324,6 +325,7 @@ func writeResults(dir string, res *Results, windows []int, specs []PolicySpec) e
 	var txt strings.Builder
 	fmt.Fprintf(&txt, "$ %s\n", res.Command)
 	writeTable(&txt, res)
+	writeProblems(&txt, res)
 	var md strings.Builder
 	writeMarkdown(&md, res)
 	js, err := json.MarshalIndent(res, "", "  ")

@@ -126,7 +126,7 @@ func runPeer(ctx context.Context, s *Session, spec PolicySpec, window int, base 
 			if err != nil {
 				return nil, fmt.Errorf("%s, turn %d step %d: %w", spec.Name, t+1, st, err)
 			}
-			resp, err := r.main(msgs, &miscounted)
+			resp, err := r.send(msgs, &miscounted)
 			if agent.IsOverflow(err) {
 				cur.at(t, st)
 				retry, rerr := pol.Refused(r, msgs)
@@ -135,7 +135,7 @@ func runPeer(ctx context.Context, s *Session, spec PolicySpec, window int, base 
 				}
 				if retry != nil {
 					cur.at(t, st)
-					resp, err = r.main(retry, &miscounted)
+					resp, err = r.send(retry, &miscounted)
 				}
 			}
 			if err != nil && !agent.IsOverflow(err) {
@@ -172,9 +172,9 @@ func runPeer(ctx context.Context, s *Session, spec PolicySpec, window int, base 
 	return f, nil
 }
 
-// main sends a main request and checks the policy's count against the
+// send sends a main request and checks the policy's count against the
 // engine's.
-func (r *replayer) main(msgs []ctxwin.Message, miscounted *int) (*agent.Response, error) {
+func (r *replayer) send(msgs []ctxwin.Message, miscounted *int) (*agent.Response, error) {
 	all := append([]ctxwin.Message{r.system}, msgs...)
 	want := r.Tokens(msgs)
 	n := len(r.srv.Requests())
