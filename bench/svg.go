@@ -23,14 +23,13 @@ var policyColor = map[string]string{
 // turnStarts are the rounds that open a turn.
 func writeSVG(w io.Writer, runs []*Figures, seed int64, windows []int, policies []string, turnStarts []int) {
 	const (
-		width   = 960
-		panelH  = 230
-		left    = 64
-		right   = 20
-		top     = 56
-		gap     = 54
-		plotW   = width - left - right
-		legendH = 0
+		width  = 960
+		panelH = 230
+		left   = 64
+		right  = 20
+		top    = 56
+		gap    = 54
+		plotW  = width - left - right
 	)
 	height := top + len(windows)*(panelH+gap)
 	var b strings.Builder
