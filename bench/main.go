@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sort"
 	"strconv"
@@ -87,11 +88,11 @@ func main() {
 	res.Command = commandLine()
 	logf("done in %s", time.Since(start).Round(time.Second))
 	if *jsonOut {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
+		js, err := marshalResults(res)
+		if err != nil {
 			fail("%v", err)
 		}
+		os.Stdout.Write(js)
 	} else {
 		writeTable(os.Stdout, res)
 		writeProblems(os.Stdout, res)
@@ -315,6 +316,24 @@ func writeProblems(w io.Writer, res *Results) {
 	}
 }
 
+// numberArrays are arrays of integers as MarshalIndent spreads them, one
+// number a line; results.json keeps each on one line.
+var (
+	numberArrays = regexp.MustCompile(`\[\s*-?\d+(?:,\s*-?\d+)*\s*\]`)
+	spaces       = regexp.MustCompile(`\s+`)
+)
+
+// marshalResults is the JSON of res, indented, with each array of numbers
+// on one line.
+func marshalResults(res *Results) ([]byte, error) {
+	js, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	js = numberArrays.ReplaceAllFunc(js, func(m []byte) []byte { return spaces.ReplaceAll(m, nil) })
+	return append(js, '\n'), nil
+}
+
 // writeResults writes the table, the figures, the README table and the
 // plots (the context of the first session over its rounds; the prefill
 // ratios) to dir.
@@ -328,7 +347,7 @@ func writeResults(dir string, res *Results, windows []int, specs []PolicySpec) e
 	writeProblems(&txt, res)
 	var md strings.Builder
 	writeMarkdown(&md, res)
-	js, err := json.MarshalIndent(res, "", "  ")
+	js, err := marshalResults(res)
 	if err != nil {
 		return err
 	}
@@ -354,7 +373,7 @@ func writeResults(dir string, res *Results, windows []int, specs []PolicySpec) e
 	for name, data := range map[string]string{
 		"results.txt":  txt.String(),
 		"results.md":   md.String(),
-		"results.json": string(js) + "\n",
+		"results.json": string(js),
 		"context.svg":  svg.String(),
 		"prefill.svg":  bars.String(),
 	} {
