@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/reika-lsp/reika-lsp/agent/enginetest"
+)
+
+func TestFigures(t *testing.T) {
+	s := testSession() // 12 rounds
+	ann := newAnnotations()
+	rec := func(i int, kind string, round, prompt, cache int, overflow bool) enginetest.Recorded {
+		ann.set(i, annotation{Kind: kind, Round: round})
+		r := enginetest.Recorded{Index: i, Path: "/v1/chat/completions", Status: 200, PromptTokens: prompt, CacheN: cache,
+			PromptN: prompt - cache, PromptMS: float64(prompt-cache) / 2, Overflowed: overflow}
+		if overflow {
+			r.Status, r.CacheN, r.PromptN, r.PromptMS = 400, 0, 0, 0
+		}
+		if kind != kindMain {
+			r.CompletionTokens = 100
+		}
+		return r
+	}
+	recs := []enginetest.Recorded{
+		{Index: -1, Path: "/v1/models", Status: 200},
+		rec(0, kindMain, 0, 1000, 0, false),
+		rec(1, kindMain, 1, 1500, 1200, false),    // append
+		rec(2, kindSummary, 2, 2000, 1600, false), // append
+		rec(3, kindMain, 2, 800, 300, false),      // invalidation
+		rec(4, kindMain, 3, 9000, 0, true),        // refused
+		rec(5, kindMain, 3, 8500, 700, false),     // retried: invalidation
+	}
+	f := figures("x", 8192, s, recs, ann)
+	if f.Requests != 6 || f.Prefill != 1000+300+400+500+7800 || f.Invalidations != 2 || f.Overflows != 1 || f.FirstOverflow != 3 {
+		t.Errorf("requests %d prefill %d invalidations %d overflows %d first %d", f.Requests, f.Prefill, f.Invalidations, f.Overflows, f.FirstOverflow)
+	}
+	if f.Served != 4 || f.PeakContext != 8500 || f.MeanContext != (1000+1500+800+8500)/4.0 {
+		t.Errorf("served %d peak %d mean %.1f", f.Served, f.PeakContext, f.MeanContext)
+	}
+	if f.SummaryCalls != 1 || f.SummaryTokens != 100 || f.Context[2] != 800 || f.Context[4] != 0 {
+		t.Errorf("summary calls %d tokens %d context %v", f.SummaryCalls, f.SummaryTokens, f.Context)
+	}
+	if want := (1000+300+400+500+7800)*0.5/1000 + 100*genMSPerToken/1000; f.EngineSeconds != want {
+		t.Errorf("engine seconds %.3f, want %.3f", f.EngineSeconds, want)
+	}
+}
+
+// TestRun runs the whole bench on one short session at 16k: reika through
+// the real agent loop and every peer, with what the report needs.
+func TestRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the agent for a whole session")
+	}
+	if _, err := loadSource(); err != nil {
+		t.Skipf("no Go distribution to read: %v", err)
+	}
+	res, err := run(context.Background(), []int{16384}, []int64{2}, 40, Policies, 1, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Runs) != 1+len(Policies) || len(res.Rows) != 1+len(Policies) {
+		t.Fatalf("%d runs, %d rows", len(res.Runs), len(res.Rows))
+	}
+	rounds := res.Sessions[0].Rounds
+	for _, f := range res.Runs {
+		if f.Rounds != rounds || f.Served > rounds || f.Prefill <= 0 || f.LowerBound <= 0 || f.Ratio != float64(f.Prefill)/float64(f.LowerBound) {
+			t.Errorf("%s: %+v", f.Policy, f)
+		}
+		if f.Overflows == 0 && f.Served != rounds {
+			t.Errorf("%s: %d of %d rounds served without an overflow", f.Policy, f.Served, rounds)
+		}
+		for _, p := range f.Problems {
+			t.Errorf("%s: %s", f.Policy, p)
+		}
+		switch f.Policy {
+		case "reika":
+			// ctxwin's shed cycle keeps every request within the window.
+			if f.Overflows != 0 || f.Served != rounds || f.PeakContext >= 16384 {
+				t.Errorf("reika: %d overflows, %d of %d served, peak %d", f.Overflows, f.Served, rounds, f.PeakContext)
+			}
+			if f.Sheds+f.Folds == 0 || f.Invalidations == 0 {
+				t.Errorf("reika never shed or folded in %d rounds at 16k", rounds)
+			}
+		case "none":
+			// Append-only: no invalidation, and no more than each token once.
+			if f.Invalidations != 0 || f.Prefill > f.LowerBound {
+				t.Errorf("none: %d invalidations, prefill %d above the lower bound %d", f.Invalidations, f.Prefill, f.LowerBound)
+			}
+		case "summarize83", "prune40k":
+			if f.SummaryCalls == 0 {
+				t.Errorf("%s made no summary call in %d rounds at 16k", f.Policy, rounds)
+			}
+		}
+	}
+	var out bytes.Buffer
+	writeTable(&out, res)
+	for _, p := range append([]string{"reika"}, policyNames()) {
+		for _, name := range strings.Split(p, ", ") {
+			if !strings.Contains(out.String(), name) {
+				t.Errorf("the table lacks %s:\n%s", name, out.String())
+			}
+		}
+	}
+	dir := t.TempDir()
+	if err := writeResults(dir, res, []int{16384}, Policies); err != nil {
+		t.Fatal(err)
+	}
+	svg, err := os.ReadFile(filepath.Join(dir, "context.svg"))
+	if err != nil || !bytes.HasPrefix(svg, []byte("<svg")) || bytes.Count(svg, []byte("<polyline")) < len(Policies) {
+		t.Errorf("context.svg: %v, %d lines", err, bytes.Count(svg, []byte("<polyline")))
+	}
+	js, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	var back Results
+	if err != nil || json.Unmarshal(js, &back) != nil || len(back.Rows) != len(res.Rows) {
+		t.Errorf("results.json does not read back: %v", err)
+	}
+}

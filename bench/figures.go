@@ -1,0 +1,139 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/reika-lsp/reika-lsp/agent/enginetest"
+)
+
+// Figures are one policy's run of one session at one window.
+type Figures struct {
+	Policy string `json:"policy"`
+	Window int    `json:"window"`
+	Seed   int64  `json:"seed"`
+	// Rounds is the session's rounds; Served those the model answered (a
+	// refused round is skipped: its scripted reply is appended unseen).
+	Rounds int `json:"rounds"`
+	Served int `json:"served"`
+	// Requests counts every chat request, summary and note calls included.
+	Requests int `json:"requests"`
+	// Prefill is the prompt tokens the engine processed (Σ prompt_n) over
+	// every request; LowerBound the same session's append-only cost (see
+	// README); Ratio their quotient.
+	Prefill    int     `json:"prefill"`
+	LowerBound int     `json:"lowerBound"`
+	Ratio      float64 `json:"ratio"`
+	// Invalidations counts requests whose reused prefix (cache_n) is
+	// shorter than the previous request's prompt.
+	Invalidations int `json:"invalidations"`
+	// Overflows counts requests the engine refused as too long;
+	// FirstOverflow is the round of the first (-1 when none).
+	Overflows     int `json:"overflows"`
+	FirstOverflow int `json:"firstOverflowRound"`
+	// PeakContext and MeanContext are the prompt tokens of the served
+	// rounds' requests: what the model had in front of it.
+	PeakContext int     `json:"peakContext"`
+	MeanContext float64 `json:"meanContext"`
+	// SummaryCalls counts summary requests (reika: note rounds);
+	// SummaryTokens is what they generated.
+	SummaryCalls  int `json:"summaryCalls"`
+	SummaryTokens int `json:"summaryTokens"`
+	// EngineSeconds is the engine time context management costs, as the
+	// fake engine simulates it: prompt processing of every request
+	// (PromptMSPerToken, 0.5 ms a token) plus the generation of summaries
+	// and notes (genMSPerToken, 20 ms a token). The session's own replies
+	// are the same for every policy and left out.
+	EngineSeconds float64 `json:"engineSeconds"`
+	// CutReplies counts replies the engine cut short for lack of room.
+	CutReplies int `json:"cutReplies"`
+	// Sheds and Folds are reika's shrink events.
+	Sheds int `json:"sheds,omitempty"`
+	Folds int `json:"folds,omitempty"`
+	// Context is, per round, the prompt tokens of its served request; 0
+	// when it was refused.
+	Context  []int    `json:"context"`
+	Problems []string `json:"problems,omitempty"`
+}
+
+// genMSPerToken is the fake engine's simulated generation time per token
+// (its timings.predicted_ms).
+const genMSPerToken = 20.0
+
+// traceTo, when set, receives one line per request of the runs of
+// tracePolicy.
+var (
+	traceTo     io.Writer
+	tracePolicy string
+)
+
+// figures reads a run's figures from what the engine recorded.
+func figures(policy string, window int, s *Session, recs []enginetest.Recorded, ann *annotations) *Figures {
+	f := &Figures{Policy: policy, Window: window, Seed: s.Seed, Rounds: s.Rounds(), FirstOverflow: -1,
+		Context: make([]int, s.Rounds())}
+	prev := -1 // the previous served request's prompt tokens
+	lost := 0
+	for _, r := range recs {
+		if r.Path != "/v1/chat/completions" {
+			continue
+		}
+		f.Requests++
+		an, ok := ann.get(r.Index)
+		if !ok {
+			f.Problems = append(f.Problems, fmt.Sprintf("request %d reached no script", r.Index))
+			continue
+		}
+		if an.Lost {
+			lost++
+		}
+		if traceTo != nil && policy == tracePolicy {
+			fmt.Fprintf(traceTo, "%s %d: %s round %d prompt %d cache %d prefill %d overflow %v finish %s msgs %d\n", policy, r.Index, an.Kind, an.Round+1,
+				r.PromptTokens, r.CacheN, r.PromptN, r.Overflowed, r.Reply.Finish, len(r.Request.Messages))
+		}
+		if an.Kind != kindMain {
+			f.SummaryCalls++
+		}
+		if r.Overflowed {
+			f.Overflows++
+			if f.FirstOverflow < 0 {
+				f.FirstOverflow = an.Round
+			}
+			continue
+		}
+		if r.Status != 200 {
+			f.Problems = append(f.Problems, fmt.Sprintf("request %d: HTTP %d", r.Index, r.Status))
+			continue
+		}
+		f.Prefill += r.PromptN
+		f.EngineSeconds += r.PromptMS / 1000
+		if an.Kind != kindMain {
+			f.SummaryTokens += r.CompletionTokens
+			f.EngineSeconds += float64(r.CompletionTokens) * genMSPerToken / 1000
+		}
+		if prev >= 0 && r.CacheN < prev {
+			f.Invalidations++
+		}
+		prev = r.PromptTokens
+		if r.Reply.Finish == "length" {
+			f.CutReplies++
+		}
+		if an.Kind == kindMain && an.Round >= 0 && an.Round < len(f.Context) {
+			f.Context[an.Round] = r.PromptTokens
+		}
+	}
+	sum := 0
+	for _, c := range f.Context {
+		if c > 0 {
+			f.Served++
+			sum += c
+			f.PeakContext = max(f.PeakContext, c)
+		}
+	}
+	if f.Served > 0 {
+		f.MeanContext = float64(sum) / float64(f.Served)
+	}
+	if lost > 0 {
+		f.Problems = append(f.Problems, fmt.Sprintf("%d requests did not show the position the script expected", lost))
+	}
+	return f
+}

@@ -1,0 +1,385 @@
+// Command bench measures the prefill cost of context management: it
+// replays the same sessions through reika's real agent loop and through
+// models of its peers' policies, against a fake llama.cpp engine whose
+// prefix cache counts the prompt tokens each request reprocesses, and
+// reports prefill, cache invalidations, overflows and the context the
+// model keeps, per policy and window.
+//
+//	go run ./bench                      # the table, 3 sessions × 16k, 32k, 128k
+//	go run ./bench -json                # the figures as JSON
+//	go run ./bench -out bench/results   # also write results.txt, results.json, results.md, context.svg
+//
+// See bench/README.md for what is measured and how.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/reika-lsp/reika-lsp/agent/enginetest"
+)
+
+// unbounded is the window of the lower-bound run: no session fills it.
+const unbounded = 1 << 30
+
+func main() {
+	var (
+		windowsFlag  = flag.String("windows", "16k,32k,128k", "context windows, comma-separated (16k = 16384 tokens)")
+		seedsFlag    = flag.String("seeds", "1,2,3", "session seeds, comma-separated, or a count n for seeds 1..n")
+		rounds       = flag.Int("rounds", 200, "least rounds per session")
+		policiesFlag = flag.String("policies", "all", "peer policies to compare with reika, comma-separated: "+policyNames())
+		jsonOut      = flag.Bool("json", false, "print the figures as JSON instead of the table")
+		out          = flag.String("out", "", "also write results.txt, results.json, results.md, context.svg and prefill.svg to this directory")
+		jobs         = flag.Int("j", runtime.GOMAXPROCS(0), "sessions × windows run at once")
+		verbose      = flag.Bool("v", false, "log each run to stderr")
+		trace        = flag.String("trace", "", "print every request of this policy's runs to stderr (reika, none, ...)")
+	)
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: go run ./bench [flags]\n\n")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() > 0 {
+		fail("unexpected arguments: %s", strings.Join(flag.Args(), " "))
+	}
+	windows, err := parseWindows(*windowsFlag)
+	if err != nil {
+		fail("-windows: %v", err)
+	}
+	seeds, err := parseSeeds(*seedsFlag)
+	if err != nil {
+		fail("-seeds: %v", err)
+	}
+	specs, err := pickPolicies(*policiesFlag)
+	if err != nil {
+		fail("-policies: %v", err)
+	}
+	if *rounds < 1 || *jobs < 1 {
+		fail("-rounds and -j must be at least 1")
+	}
+	if *trace != "" {
+		traceTo, tracePolicy = os.Stderr, *trace
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	logf := func(format string, args ...any) {
+		if *verbose {
+			fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
+		}
+	}
+	start := time.Now()
+	res, err := run(ctx, windows, seeds, *rounds, specs, *jobs, logf)
+	if err != nil {
+		fail("%v", err)
+	}
+	res.Command = commandLine()
+	logf("done in %s", time.Since(start).Round(time.Second))
+	if *jsonOut {
+		js, err := marshalResults(res)
+		if err != nil {
+			fail("%v", err)
+		}
+		os.Stdout.Write(js)
+	} else {
+		writeTable(os.Stdout, res)
+		writeProblems(os.Stdout, res)
+	}
+	if *out != "" {
+		if err := writeResults(*out, res, windows, specs); err != nil {
+			fail("%v", err)
+		}
+	}
+}
+
+func fail(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
+	os.Exit(1)
+}
+
+func commandLine() string {
+	args := []string{"go", "run", "./bench"}
+	return strings.Join(append(args, os.Args[1:]...), " ")
+}
+
+func policyNames() string {
+	var names []string
+	for _, p := range Policies {
+		names = append(names, p.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+func pickPolicies(s string) ([]PolicySpec, error) {
+	if s == "all" || s == "" {
+		return Policies, nil
+	}
+	var out []PolicySpec
+	for _, name := range strings.Split(s, ",") {
+		name = strings.TrimSpace(name)
+		found := false
+		for _, p := range Policies {
+			if p.Name == name {
+				out = append(out, p)
+				found = true
+			}
+		}
+		if !found && name != "reika" {
+			return nil, fmt.Errorf("unknown policy %q (the policies are %s)", name, policyNames())
+		}
+	}
+	return out, nil
+}
+
+// parseWindows reads "16k,32k,128k" (k = 1024) or plain token counts.
+func parseWindows(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.ToLower(strings.TrimSpace(f))
+		mult := 1
+		if strings.HasSuffix(f, "k") {
+			f, mult = strings.TrimSuffix(f, "k"), 1024
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("%q is not a window size (like 16k or 16384)", f)
+		}
+		if n*mult < 4096 {
+			return nil, fmt.Errorf("a window of %d tokens is too small for the agent's fixed prefix", n*mult)
+		}
+		out = append(out, n*mult)
+	}
+	sort.Ints(out)
+	return out, nil
+}
+
+func parseSeeds(s string) ([]int64, error) {
+	if !strings.Contains(s, ",") {
+		if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil && n > 0 && n <= 100 {
+			var out []int64
+			for i := 1; i <= n; i++ {
+				out = append(out, int64(i))
+			}
+			return out, nil
+		}
+	}
+	var out []int64
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a seed", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// run generates the sessions and runs every policy on each at each window.
+func run(ctx context.Context, windows []int, seeds []int64, rounds int, specs []PolicySpec, jobs int,
+	logf func(string, ...any)) (*Results, error) {
+	src, err := loadSource()
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp("", "reika-bench-")
+	if err != nil {
+		return nil, err
+	}
+	defer removeAll(tmp)
+
+	res := &Results{Windows: windows, Seeds: seeds}
+	sessions := map[int64]*Session{}
+	tok := enginetest.New(enginetest.Options{})
+	defer tok.Close()
+	for _, seed := range seeds {
+		s, err := Generate(src, filepath.Join(tmp, fmt.Sprintf("gen-%d", seed)), seed, rounds)
+		if err != nil {
+			return nil, fmt.Errorf("session %d: %w", seed, err)
+		}
+		sessions[seed] = s
+		res.Sessions = append(res.Sessions, describe(s, tok.Tokens))
+		logf("session %d: %d turns, %d rounds", seed, len(s.Turns), s.Rounds())
+	}
+
+	type job struct {
+		seed   int64
+		window int
+	}
+	var (
+		mu    sync.Mutex
+		first error
+		wg    sync.WaitGroup
+	)
+	queue := make(chan job)
+	for range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range queue {
+				figs, err := runOne(ctx, src, sessions[j.seed], j.window, specs, filepath.Join(tmp, fmt.Sprintf("run-%d-%d", j.seed, j.window)), logf)
+				mu.Lock()
+				if err != nil && first == nil {
+					first = fmt.Errorf("session %d at %s: %w", j.seed, kTokens(j.window), err)
+				}
+				res.Runs = append(res.Runs, figs...)
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, seed := range seeds {
+		for _, w := range windows {
+			select {
+			case queue <- job{seed, w}:
+			case <-ctx.Done():
+			}
+		}
+	}
+	close(queue)
+	wg.Wait()
+	if first != nil {
+		return nil, first
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	sort.SliceStable(res.Runs, func(i, k int) bool {
+		a, b := res.Runs[i], res.Runs[k]
+		if a.Window != b.Window {
+			return a.Window < b.Window
+		}
+		return a.Seed < b.Seed
+	})
+	names := []string{"reika"}
+	for _, p := range specs {
+		names = append(names, p.Name)
+	}
+	res.Rows = aggregate(res.Runs, windows, names)
+	return res, nil
+}
+
+// runOne runs reika and the peers on one session at one window, and the
+// lower bound.
+func runOne(ctx context.Context, src *source, s *Session, window int, specs []PolicySpec, dir string,
+	logf func(string, ...any)) ([]*Figures, error) {
+	defer removeAll(dir)
+	t0 := time.Now()
+	base, err := runReika(ctx, src, s, window, filepath.Join(dir, "reika"))
+	if err != nil {
+		return nil, fmt.Errorf("reika: %w", err)
+	}
+	logf("session %d, %s: reika in %s", s.Seed, kTokens(window), time.Since(t0).Round(time.Millisecond))
+	figs := []*Figures{base.figures}
+	for _, spec := range specs {
+		t0 := time.Now()
+		f, err := runPeer(ctx, s, spec, window, base, filepath.Join(dir, spec.Name))
+		if err != nil {
+			return nil, err
+		}
+		logf("session %d, %s: %s in %s", s.Seed, kTokens(window), spec.Name, time.Since(t0).Round(time.Millisecond))
+		figs = append(figs, f)
+	}
+	lb, err := runPeer(ctx, s, PolicySpec{Name: "lower bound", New: func() Policy { return &nonePolicy{} }}, unbounded, base,
+		filepath.Join(dir, "lower"))
+	if err != nil {
+		return nil, err
+	}
+	if lb.Overflows > 0 || lb.Served != lb.Rounds {
+		return nil, fmt.Errorf("the lower-bound run did not serve every round")
+	}
+	for _, f := range figs {
+		f.LowerBound = lb.Prefill
+		if lb.Prefill > 0 {
+			f.Ratio = float64(f.Prefill) / float64(lb.Prefill)
+		}
+	}
+	return figs, nil
+}
+
+// writeProblems lists what went wrong in the runs, if anything.
+func writeProblems(w io.Writer, res *Results) {
+	for _, f := range res.Runs {
+		for _, p := range f.Problems {
+			fmt.Fprintf(w, "note: %s, %s, session %d: %s\n", f.Policy, kTokens(f.Window), f.Seed, p)
+		}
+	}
+}
+
+// numberArrays are arrays of integers as MarshalIndent spreads them, one
+// number a line; results.json keeps each on one line.
+var (
+	numberArrays = regexp.MustCompile(`\[\s*-?\d+(?:,\s*-?\d+)*\s*\]`)
+	spaces       = regexp.MustCompile(`\s+`)
+)
+
+// marshalResults is the JSON of res, indented, with each array of numbers
+// on one line.
+func marshalResults(res *Results) ([]byte, error) {
+	js, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	js = numberArrays.ReplaceAllFunc(js, func(m []byte) []byte { return spaces.ReplaceAll(m, nil) })
+	return append(js, '\n'), nil
+}
+
+// writeResults writes the table, the figures, the README table and the
+// plots (the context of the first session over its rounds; the prefill
+// ratios) to dir.
+func writeResults(dir string, res *Results, windows []int, specs []PolicySpec) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var txt strings.Builder
+	fmt.Fprintf(&txt, "$ %s\n", res.Command)
+	writeTable(&txt, res)
+	writeProblems(&txt, res)
+	var md strings.Builder
+	writeMarkdown(&md, res)
+	js, err := marshalResults(res)
+	if err != nil {
+		return err
+	}
+	names := []string{"reika"}
+	for _, p := range specs {
+		names = append(names, p.Name)
+	}
+	var svg strings.Builder
+	seed := res.Seeds[0]
+	var starts []int
+	for _, s := range res.Sessions {
+		if s.Seed == seed {
+			n := 0
+			for _, r := range s.TurnRounds {
+				starts = append(starts, n)
+				n += r
+			}
+		}
+	}
+	writeSVG(&svg, res.Runs, seed, windows, names, starts)
+	var bars strings.Builder
+	writeBars(&bars, res.Rows, windows, names)
+	for name, data := range map[string]string{
+		"results.txt":  txt.String(),
+		"results.md":   md.String(),
+		"results.json": string(js),
+		"context.svg":  svg.String(),
+		"prefill.svg":  bars.String(),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}

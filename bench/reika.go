@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/reika-lsp/reika-lsp/agent"
+	"github.com/reika-lsp/reika-lsp/agent/engine"
+	"github.com/reika-lsp/reika-lsp/agent/enginetest"
+	"github.com/reika-lsp/reika-lsp/agent/tools"
+)
+
+// workspace is the agent's workspace on disk.
+type workspace struct {
+	tools.DiskFiles
+	root string
+}
+
+func (w workspace) Root() string { return w.root }
+
+// events keeps what the bench checks of the agent's reports.
+type events struct {
+	mu      sync.Mutex
+	results map[int][]string // turn → tool results as shown, in order
+	sheds   int
+	folds   int
+	errors  []string
+}
+
+func (e *events) Transcript(ev agent.Event) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	switch ev.Kind {
+	case agent.EventToolResult:
+		e.results[ev.Turn] = append(e.results[ev.Turn], ev.Text)
+	case agent.EventShed:
+		e.sheds++
+	case agent.EventFold:
+		e.folds++
+	case agent.EventError:
+		e.errors = append(e.errors, ev.Text)
+	}
+}
+func (e *events) Status(agent.Status)     {}
+func (e *events) Notice(agent.Notice)     {}
+func (e *events) Progress(agent.Progress) {}
+
+// reikaRun is what a run of the real agent leaves for the peers' replays:
+// the system message and tool definitions it sent.
+type reikaRun struct {
+	figures  *Figures
+	system   string
+	toolJSON []string
+}
+
+// runReika replays the session through the real agent loop (ctxwin as
+// shipped) against a fake llama.cpp engine of the given window, in a fresh
+// copy of the workspace under dir. The engine's script answers each
+// request by its position in the session and the note rounds with a note.
+func runReika(ctx context.Context, src *source, s *Session, window int, dir string) (*reikaRun, error) {
+	root, err := src.materialize(filepath.Join(dir, "ws"))
+	if err != nil {
+		return nil, err
+	}
+	ann := newAnnotations()
+	srv := enginetest.New(enginetest.Options{Shape: enginetest.ShapeLlamaCpp, Window: window, Script: reikaScript(s, ann)})
+	defer srv.Close()
+	model, err := engine.New(engine.Config{BaseURL: srv.URL(), CacheDir: filepath.Join(dir, "cache"),
+		ModelsURL: "http://127.0.0.1:1/unused"})
+	if err != nil {
+		return nil, err
+	}
+	ev := &events{results: map[int][]string{}}
+	a, err := agent.New(agent.Options{Workspace: workspace{root: root}, Model: model, Events: ev,
+		Settings: agent.Settings{Approve: agent.ApproveAll}, StateDir: filepath.Join(dir, "state")})
+	if err != nil {
+		return nil, err
+	}
+	defer a.Close()
+	var problems []string
+	for t, turn := range s.Turns {
+		res := a.Ask(ctx, agent.AskParams{Prompt: turn.Prompt})
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if res.Status != agent.AskDone {
+			problems = append(problems, fmt.Sprintf("turn %d ended %s: %s", t+1, res.Status, res.Message))
+		}
+	}
+	recs := srv.Requests()
+	f := figures("reika", window, s, recs, ann)
+	f.Sheds, f.Folds = ev.sheds, ev.folds
+	f.Problems = append(f.Problems, problems...)
+	f.Problems = append(f.Problems, checkOutputs(s, ev)...)
+
+	run := &reikaRun{figures: f}
+	for _, r := range recs {
+		if r.Path == "/v1/chat/completions" && len(r.Request.Messages) > 0 {
+			run.system = r.Request.Messages[0].Content
+			run.toolJSON, err = toolJSON(r.Body)
+			if err != nil {
+				return nil, err
+			}
+			break
+		}
+	}
+	if run.system == "" {
+		return nil, fmt.Errorf("reika sent no request")
+	}
+	return run, nil
+}
+
+// checkOutputs compares the tool results the agent showed with the
+// session's: the tools ran again in the agent's own copy of the workspace,
+// and must have said the same, except where the agent cut a result to fit.
+func checkOutputs(s *Session, ev *events) []string {
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	var problems []string
+	differ := 0
+	for t, turn := range s.Turns {
+		var want []string
+		for _, st := range turn.Steps {
+			want = append(want, st.Outputs...)
+		}
+		got := ev.results[t+1]
+		if len(got) != len(want) {
+			problems = append(problems, fmt.Sprintf("turn %d: the agent showed %d tool results, the session has %d", t+1, len(got), len(want)))
+			continue
+		}
+		for i := range want {
+			if got[i] != want[i] && !strings.Contains(got[i], "hit the context limit") {
+				differ++
+			}
+		}
+	}
+	if differ > 0 {
+		problems = append(problems, fmt.Sprintf("%d tool results differ from the session's", differ))
+	}
+	return problems
+}

@@ -1,0 +1,246 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+)
+
+// Row is one policy at one window, over every session.
+type Row struct {
+	Policy string `json:"policy"`
+	Window int    `json:"window"`
+	// Sessions is how many sessions (seeds) the row sums.
+	Sessions int `json:"sessions"`
+	Rounds   int `json:"rounds"` // Σ rounds
+	Served   int `json:"served"` // Σ rounds answered
+	// Prefill and LowerBound are per session, means over the sessions;
+	// Ratio is Σ prefill / Σ lower bound.
+	Prefill    float64 `json:"prefill"`
+	LowerBound float64 `json:"lowerBound"`
+	Ratio      float64 `json:"ratio"`
+	// Invalidations, Overflows, SummaryCalls and CutReplies are per
+	// session, means over the sessions.
+	Invalidations float64 `json:"invalidations"`
+	Overflows     float64 `json:"overflows"`
+	SummaryCalls  float64 `json:"summaryCalls"`
+	SummaryTokens float64 `json:"summaryTokens"`
+	CutReplies    float64 `json:"cutReplies"`
+	EngineSeconds float64 `json:"engineSeconds"`
+	// PeakContext is the largest over the sessions; MeanContext the mean
+	// over every served round.
+	PeakContext int     `json:"peakContext"`
+	MeanContext float64 `json:"meanContext"`
+	// FirstOverflow is the earliest round that overflowed, -1 for none.
+	FirstOverflow int `json:"firstOverflowRound"`
+}
+
+// Results is everything a bench run measured.
+type Results struct {
+	Command  string     `json:"command"`
+	Windows  []int      `json:"windows"`
+	Seeds    []int64    `json:"seeds"`
+	Sessions []SessInfo `json:"sessions"`
+	Rows     []Row      `json:"rows"`
+	Runs     []*Figures `json:"runs"`
+}
+
+// SessInfo describes one generated session.
+type SessInfo struct {
+	Seed          int64          `json:"seed"`
+	Turns         int            `json:"turns"`
+	TurnRounds    []int          `json:"turnRounds"`
+	Rounds        int            `json:"rounds"`
+	ToolCalls     map[string]int `json:"toolCalls"`
+	OutputTokens  int            `json:"outputTokens"`
+	MedianOutput  int            `json:"medianOutputTokens"`
+	P90Output     int            `json:"p90OutputTokens"`
+	MaxOutput     int            `json:"maxOutputTokens"`
+	ReplyTokens   int            `json:"replyTokens"` // content and reasoning of every reply
+	AnswerTokens  int            `json:"answerTokens"`
+	ToolCallCount int            `json:"toolCallCount"`
+}
+
+// aggregate sums the runs into rows, in the order of windows and policies.
+func aggregate(runs []*Figures, windows []int, policies []string) []Row {
+	var rows []Row
+	for _, w := range windows {
+		for _, p := range policies {
+			r := Row{Policy: p, Window: w, FirstOverflow: -1}
+			var prefill, lb, served, ctxSum float64
+			for _, f := range runs {
+				if f.Window != w || f.Policy != p {
+					continue
+				}
+				r.Sessions++
+				r.Rounds += f.Rounds
+				r.Served += f.Served
+				prefill += float64(f.Prefill)
+				lb += float64(f.LowerBound)
+				r.Invalidations += float64(f.Invalidations)
+				r.Overflows += float64(f.Overflows)
+				r.SummaryCalls += float64(f.SummaryCalls)
+				r.SummaryTokens += float64(f.SummaryTokens)
+				r.EngineSeconds += f.EngineSeconds
+				r.CutReplies += float64(f.CutReplies)
+				r.PeakContext = max(r.PeakContext, f.PeakContext)
+				served += float64(f.Served)
+				ctxSum += f.MeanContext * float64(f.Served)
+				if f.FirstOverflow >= 0 && (r.FirstOverflow < 0 || f.FirstOverflow < r.FirstOverflow) {
+					r.FirstOverflow = f.FirstOverflow
+				}
+			}
+			if r.Sessions == 0 {
+				continue
+			}
+			n := float64(r.Sessions)
+			r.Prefill, r.LowerBound = prefill/n, lb/n
+			if lb > 0 {
+				r.Ratio = prefill / lb
+			}
+			r.Invalidations /= n
+			r.Overflows /= n
+			r.SummaryCalls /= n
+			r.SummaryTokens /= n
+			r.EngineSeconds /= n
+			r.CutReplies /= n
+			if served > 0 {
+				r.MeanContext = ctxSum / served
+			}
+			rows = append(rows, r)
+		}
+	}
+	return rows
+}
+
+// writeTable writes the rows as a text table, one block per window.
+func writeTable(w io.Writer, res *Results) {
+	fmt.Fprintf(w, "%d sessions (seeds %s), %s rounds each; figures per session, means over the sessions\n",
+		len(res.Seeds), joinSeeds(res.Seeds), roundsRange(res.Sessions))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "window\tpolicy\tprefill\t× lower bound\tengine s\tinvalidations\toverflows\tfirst overflow\tserved\tpeak ctx\tmean ctx\tsummary calls\tsummary out\tcut replies\t")
+	last := 0
+	for _, r := range res.Rows {
+		if r.Window != last && last != 0 {
+			fmt.Fprintln(tw, strings.Repeat("\t", 14))
+		}
+		last = r.Window
+		first := "–"
+		if r.FirstOverflow >= 0 {
+			first = fmt.Sprintf("round %d", r.FirstOverflow+1)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", kTokens(r.Window), r.Policy, kTokens(int(r.Prefill+0.5)), r.Ratio,
+			r.EngineSeconds, num(r.Invalidations), num(r.Overflows), first, pct(r.Served, r.Rounds), kTokens(r.PeakContext),
+			kTokens(int(r.MeanContext+0.5)), num(r.SummaryCalls), kTokens(int(r.SummaryTokens+0.5)), num(r.CutReplies))
+	}
+	tw.Flush()
+}
+
+// writeMarkdown writes the rows as a Markdown table for the README.
+func writeMarkdown(w io.Writer, res *Results) {
+	fmt.Fprintln(w, "| window | policy | prefill | × lower bound | engine time | invalidations | overflows | rounds served | peak ctx | mean ctx | summary calls (tokens out) |")
+	fmt.Fprintln(w, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+	for _, r := range res.Rows {
+		name := r.Policy
+		if name == "reika" {
+			name = "**reika**"
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %.2f | %s | %s | %s | %s | %s | %s | %s (%s) |\n", kTokens(r.Window), name, kTokens(int(r.Prefill+0.5)), r.Ratio,
+			duration(r.EngineSeconds), num(r.Invalidations), num(r.Overflows), pct(r.Served, r.Rounds), kTokens(r.PeakContext),
+			kTokens(int(r.MeanContext+0.5)), num(r.SummaryCalls), kTokens(int(r.SummaryTokens+0.5)))
+	}
+}
+
+// duration prints seconds as 3m25s.
+func duration(sec float64) string {
+	s := int(sec + 0.5)
+	if s < 60 {
+		return fmt.Sprintf("%ds", s)
+	}
+	return fmt.Sprintf("%dm%02ds", s/60, s%60)
+}
+
+// kTokens prints a token count: 16384 → 16k, 12345 → 12.3k, 980 → 980.
+func kTokens(n int) string {
+	switch {
+	case n >= 1024*1024 && n%(1024*1024) == 0:
+		return fmt.Sprintf("%dM", n/(1024*1024))
+	case n >= 1024 && n%1024 == 0 && n <= 1<<20:
+		return fmt.Sprintf("%dk", n/1024)
+	case n >= 100_000:
+		return fmt.Sprintf("%dk", (n+500)/1000)
+	case n >= 1000:
+		return fmt.Sprintf("%.1fk", float64(n)/1000)
+	}
+	return fmt.Sprint(n)
+}
+
+func num(x float64) string {
+	if x == float64(int(x)) {
+		return fmt.Sprint(int(x))
+	}
+	return fmt.Sprintf("%.1f", x)
+}
+
+func pct(a, b int) string {
+	if b == 0 {
+		return "–"
+	}
+	if a == b {
+		return "100%"
+	}
+	return fmt.Sprintf("%d%%", 100*a/b) // floored: 100% only when all
+}
+
+func joinSeeds(s []int64) string {
+	var out []string
+	for _, x := range s {
+		out = append(out, fmt.Sprint(x))
+	}
+	return strings.Join(out, ", ")
+}
+
+func roundsRange(ss []SessInfo) string {
+	if len(ss) == 0 {
+		return "0"
+	}
+	lo, hi := ss[0].Rounds, ss[0].Rounds
+	for _, s := range ss {
+		lo, hi = min(lo, s.Rounds), max(hi, s.Rounds)
+	}
+	if lo == hi {
+		return fmt.Sprint(lo)
+	}
+	return fmt.Sprintf("%d–%d", lo, hi)
+}
+
+// describe summarizes a session for the report, counting tokens with tok.
+func describe(s *Session, tok func(string) int) SessInfo {
+	info := SessInfo{Seed: s.Seed, Turns: len(s.Turns), Rounds: s.Rounds(), ToolCalls: map[string]int{}}
+	var outs []int
+	for _, t := range s.Turns {
+		info.TurnRounds = append(info.TurnRounds, len(t.Steps))
+		for _, st := range t.Steps {
+			info.ReplyTokens += tok(st.Content) + tok(st.Reasoning)
+			if len(st.Calls) == 0 {
+				info.AnswerTokens += tok(st.Content)
+			}
+			for i, c := range st.Calls {
+				info.ToolCalls[c.Name]++
+				info.ToolCallCount++
+				n := tok(st.Outputs[i])
+				outs = append(outs, n)
+				info.OutputTokens += n
+			}
+		}
+	}
+	sort.Ints(outs)
+	if len(outs) > 0 {
+		info.MedianOutput = outs[len(outs)/2]
+		info.P90Output = outs[len(outs)*9/10]
+		info.MaxOutput = outs[len(outs)-1]
+	}
+	return info
+}

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// policyColor gives each policy its line colour; reika is drawn last and
+// thicker.
+var policyColor = map[string]string{
+	"reika":       "#d62728",
+	"none":        "#7f7f7f",
+	"mask10":      "#1f77b4",
+	"summarize83": "#2ca02c",
+	"drophalf":    "#9467bd",
+	"prune40k":    "#ff7f0e",
+}
+
+// writeSVG plots the context in use over the rounds of one session, one
+// panel per window, one line per policy: what each request held. A
+// refused request breaks the line and is marked on the window's line.
+// turnStarts are the rounds that open a turn.
+func writeSVG(w io.Writer, runs []*Figures, seed int64, windows []int, policies []string, turnStarts []int) {
+	const (
+		width  = 960
+		panelH = 230
+		left   = 64
+		right  = 20
+		top    = 56
+		gap    = 54
+		plotW  = width - left - right
+	)
+	height := top + len(windows)*(panelH+gap)
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n",
+		width, height, width, height)
+	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="#ffffff"/>`+"\n", width, height)
+	fmt.Fprintf(&b, `<text x="%d" y="20" font-size="15" font-weight="bold">Context in use per round (session seed %d): prompt tokens of each request</text>`+"\n", left, seed)
+	// Legend.
+	x := left
+	for _, p := range ordered(policies) {
+		fmt.Fprintf(&b, `<line x1="%d" y1="38" x2="%d" y2="38" stroke="%s" stroke-width="%s"/>`, x, x+22, policyColor[p], strokeWidth(p))
+		fmt.Fprintf(&b, `<text x="%d" y="42">%s</text>`+"\n", x+27, p)
+		x += 40 + 8*len(p)
+	}
+	fmt.Fprintf(&b, `<text x="%d" y="42" fill="#555">× refused (overflow)</text>`+"\n", x+10)
+
+	for wi, win := range windows {
+		y0 := top + wi*(panelH+gap) + 16
+		rounds := 0
+		for _, f := range runs {
+			if f.Window == win && f.Seed == seed {
+				rounds = max(rounds, len(f.Context))
+			}
+		}
+		if rounds == 0 {
+			continue
+		}
+		ymax := float64(win) * 1.05
+		px := func(r int) float64 { return left + float64(r)*float64(plotW)/float64(max(rounds-1, 1)) }
+		py := func(t int) float64 { return float64(y0) + float64(panelH) - float64(t)/ymax*float64(panelH) }
+		fmt.Fprintf(&b, `<text x="%d" y="%d" font-weight="bold">%s window</text>`+"\n", left, y0-6, kTokens(win))
+		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" fill="#fafafa" stroke="#ccc"/>`+"\n", left, y0, plotW, panelH)
+		for _, r := range turnStarts {
+			if r > 0 && r < rounds {
+				fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#e4e4e4"/>`+"\n", px(r), y0, px(r), y0+panelH)
+			}
+		}
+		for i := 0; i <= 4; i++ {
+			t := win * i / 4
+			fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#eee"/>`, left, py(t), left+plotW, py(t))
+			fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end" fill="#555">%s</text>`+"\n", left-6, py(t)+4, kTokens(t))
+		}
+		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#000" stroke-dasharray="5,4"/>`+"\n", left, py(win), left+plotW, py(win))
+		for r := 0; r < rounds; r += 25 {
+			fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" fill="#555">%d</text>`, px(r), y0+panelH+15, r+1)
+		}
+		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end" fill="#555">round</text>`+"\n", left+plotW, y0+panelH+30)
+		for _, p := range ordered(policies) {
+			for _, f := range runs {
+				if f.Window != win || f.Seed != seed || f.Policy != p {
+					continue
+				}
+				var seg []string
+				flush := func() {
+					if len(seg) > 1 {
+						fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="%s" stroke-linejoin="round" points="%s"/>`+"\n",
+							policyColor[p], strokeWidth(p), strings.Join(seg, " "))
+					}
+					seg = nil
+				}
+				for r, c := range f.Context {
+					if c == 0 {
+						flush()
+						fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" fill="%s" font-size="9">×</text>`, px(r), py(win)-3, policyColor[p])
+						continue
+					}
+					seg = append(seg, fmt.Sprintf("%.1f,%.1f", px(r), py(c)))
+				}
+				flush()
+			}
+		}
+	}
+	b.WriteString("</svg>\n")
+	io.WriteString(w, b.String())
+}
+
+// ordered puts reika last, so it is drawn on top.
+func ordered(policies []string) []string {
+	var out []string
+	for _, p := range policies {
+		if p != "reika" {
+			out = append(out, p)
+		}
+	}
+	for _, p := range policies {
+		if p == "reika" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func strokeWidth(p string) string {
+	if p == "reika" {
+		return "2.2"
+	}
+	return "1.3"
+}
+
+// writeBars draws, per window, one bar per policy: its prefill as a
+// multiple of the lower bound, labelled with the share of rounds served
+// when it could not serve them all.
+func writeBars(w io.Writer, rows []Row, windows []int, policies []string) {
+	const (
+		width  = 960
+		height = 350
+		left   = 64
+		top    = 60
+		plotH  = 210
+		right  = 20
+	)
+	ymax := 0.0
+	for _, r := range rows {
+		ymax = max(ymax, r.Ratio)
+	}
+	ymax = float64(int(ymax)+1) * 1.05
+	// The axis is cut at 4× so the others stay readable; taller bars say
+	// their value.
+	clip := min(ymax, 4.2)
+	groupW := float64(width-left-right) / float64(len(windows))
+	barW := groupW * 0.8 / float64(len(policies))
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n",
+		width, height, width, height)
+	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="#ffffff"/>`+"\n", width, height)
+	fmt.Fprintf(&b, `<text x="%d" y="20" font-size="15" font-weight="bold">Prompt tokens reprocessed, as a multiple of the append-only lower bound (lower is better)</text>`+"\n", left)
+	x := left
+	for _, p := range ordered(policies) {
+		fmt.Fprintf(&b, `<rect x="%d" y="31" width="14" height="10" fill="%s"/><text x="%d" y="40">%s</text>`+"\n", x, policyColor[p], x+18, p)
+		x += 34 + 8*len(p)
+	}
+	py := func(v float64) float64 { return top + plotH - min(v, clip)/clip*plotH }
+	for v := 0.0; v <= clip; v += 1 {
+		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#eee"/><text x="%d" y="%.1f" text-anchor="end" fill="#555">%.0f×</text>`+"\n",
+			left, py(v), width-right, py(v), left-6, py(v)+4, v)
+	}
+	fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#000" stroke-dasharray="5,4"/>`+"\n", left, py(1), width-right, py(1))
+	for wi, win := range windows {
+		gx := float64(left) + float64(wi)*groupW + groupW*0.1
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" font-weight="bold">%s window</text>`+"\n", gx+groupW*0.4, top+plotH+44, kTokens(win))
+		for pi, p := range ordered(policies) {
+			for _, r := range rows {
+				if r.Window != win || r.Policy != p {
+					continue
+				}
+				bx := gx + float64(pi)*barW
+				fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"/>`, bx, py(r.Ratio), barW-3, py(0)-py(r.Ratio), policyColor[p])
+				label := fmt.Sprintf("%.2f", r.Ratio)
+				fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="10">%s</text>`, bx+(barW-3)/2, py(r.Ratio)-4, label)
+				if r.Served < r.Rounds {
+					fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="9" fill="#555">served</text><text x="%.1f" y="%.1f" text-anchor="middle" font-size="9" fill="#555">%s</text>`,
+						bx+(barW-3)/2, py(0)+12, bx+(barW-3)/2, py(0)+22, pct(r.Served, r.Rounds))
+				}
+				b.WriteString("\n")
+			}
+		}
+	}
+	fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#555" font-size="11">A policy that overflows stops paying for the rounds it cannot serve: its bar is low because the session died (share served below it).</text>`+"\n",
+		left, height-6)
+	b.WriteString("</svg>\n")
+	io.WriteString(w, b.String())
+}
