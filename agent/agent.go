@@ -17,6 +17,7 @@ import (
 
 	"github.com/reika-lsp/reika-lsp/agent/tools"
 	"github.com/reika-lsp/reika-lsp/ctxwin"
+	"github.com/reika-lsp/reika-lsp/internal/atomicfile"
 	"github.com/reika-lsp/reika-lsp/outline"
 )
 
@@ -458,7 +459,7 @@ func (a *Agent) Save(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := writeAtomic(path, []byte(transcriptMarkdown(recs))); err != nil {
+	if err := atomicfile.Write(path, []byte(transcriptMarkdown(recs))); err != nil {
 		return "", err
 	}
 	return path, nil
@@ -492,24 +493,4 @@ func (a *Agent) outline(r *ctxwin.Result, budget int) string {
 		src = data
 	}
 	return outline.Summary(r.Path, src, budget)
-}
-
-func writeAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".reika-save-*")
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"time"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
+
+	"github.com/reika-lsp/reika-lsp/internal/atomicfile"
 )
 
 // editConfirmWait bounds how long WriteFile waits for the editor to report
@@ -58,7 +58,7 @@ func (s *server) writeFile(ctx context.Context, path string, content []byte) err
 }
 
 func (s *server) writeDisk(path string, content []byte) error {
-	if err := atomicWrite(path, content); err != nil {
+	if err := atomicfile.Write(path, content); err != nil {
 		return err
 	}
 	s.docs.written(path, content, false)
@@ -182,47 +182,4 @@ func diffSpan(old, new string) (start, end int, text string) {
 func roundDown(text string, off int) int {
 	line, char := positionAt(text, off)
 	return offsetAt(text, line, char)
-}
-
-// atomicWrite replaces path with content through a temporary file in the
-// same directory and a rename, so no reader sees half a file. The file
-// keeps its permissions; a symlink is followed, not replaced.
-func atomicWrite(path string, content []byte) error {
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
-	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	mode := fs.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		if !fi.Mode().IsRegular() {
-			return fmt.Errorf("%s is not a regular file", path)
-		}
-		mode = fi.Mode().Perm()
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".reika-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(content)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, mode)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
 }

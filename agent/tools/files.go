@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/reika-lsp/reika-lsp/internal/atomicfile"
 	"github.com/reika-lsp/reika-lsp/internal/walk"
 )
 
@@ -19,37 +20,12 @@ type DiskFiles struct{}
 // ReadFile implements Files.
 func (DiskFiles) ReadFile(path string) ([]byte, error) { return os.ReadFile(path) }
 
-// WriteFile implements Files.
+// WriteFile implements Files: atomically, keeping the file's mode.
 func (DiskFiles) WriteFile(ctx context.Context, path string, content []byte) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	mode := fs.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".reika-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(content)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, mode)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
+	return atomicfile.Write(path, content)
 }
 
 func (env *Env) files() Files {

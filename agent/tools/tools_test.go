@@ -17,10 +17,11 @@ func TestDeps(t *testing.T) {
 		"github.com/reika-lsp/reika-lsp/agent/tools",
 		"github.com/reika-lsp/reika-lsp/ctxwin",
 		"github.com/reika-lsp/reika-lsp/internal/walk",
+		"github.com/reika-lsp/reika-lsp/internal/atomicfile",
 	}
 	for _, d := range deptest.Deps(t, ".") {
 		if !slices.Contains(allowed, d) {
-			t.Errorf("agent/tools depends on %s; it may import only the standard library, ctxwin and internal/walk", d)
+			t.Errorf("agent/tools depends on %s; it may import only the standard library, ctxwin, internal/walk and internal/atomicfile", d)
 		}
 	}
 }
