@@ -325,7 +325,9 @@ func (a *Agent) Compact(ctx context.Context) CompactResult {
 	if err := sess.log.sync(); err != nil {
 		a.logf("reika: session log: %v", err)
 	}
-	a.publishStatus(sess)
+	// The last status of the compact: not busy (published while the
+	// session is still ours, as Ask does).
+	a.publishStatusBusy(sess, false)
 	return CompactResult{Folded: true, RecapTokens: ev.Fold.RecapTokens, Message: foldLine(ev)}
 }
 
@@ -371,7 +373,7 @@ func (a *Agent) NewSession() (string, error) {
 		old.log.close()
 	}
 	a.appr.reset()
-	a.publishStatus(sess)
+	a.publishStatusBusy(sess, false)
 	return sess.id, nil
 }
 

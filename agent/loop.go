@@ -40,7 +40,7 @@ func (a *Agent) runTurn(ctx context.Context, sess *session, p AskParams) AskResu
 	a.turns = r.turn
 	a.mu.Unlock()
 	sess.log.append(record{Kind: recTurn, Turn: r.turn, Prompt: prompt})
-	r.emit(Event{Kind: EventUser, Text: prompt})
+	r.emit(Event{Kind: EventUser, Round: sess.m.H.Rounds() + 1, Text: prompt})
 	if err := r.afterRound(ctx); err != nil {
 		return r.end(ctx, err)
 	}
@@ -113,6 +113,7 @@ func (r *run) rounds(ctx context.Context) error {
 		if len(resp.Message.ToolCalls) == 0 {
 			r.sess.log.append(record{Kind: recRound, Reply: &resp.Message})
 			r.sess.logState()
+			r.progress()
 			if resp.FinishReason == "length" && resp.Message.Content == "" {
 				return errors.New("the model ran out of room before answering (finish_reason length); the window may be too small")
 			}
@@ -221,7 +222,9 @@ func (r *run) afterRound(ctx context.Context) error {
 	if err := r.sess.log.sync(); err != nil {
 		r.a.logf("reika: session log: %v", err)
 	}
-	r.progress()
+	if last.IsRound() {
+		r.progress()
+	}
 	if m.Thrashing() {
 		msg := fmt.Sprintf("Stopped: the context refilled to the shed point within %d rounds of a fold %d times in a row, so each fold loses work for little room. "+
 			"Ask for smaller steps, or give the model a larger window (REIKA_CONTEXT_WINDOW).", ctxwin.ThrashRounds, ctxwin.ThrashLimit)
@@ -324,7 +327,7 @@ func (r *run) progress() {
 	m := r.sess.m
 	st := r.a.publishStatus(r.sess)
 	round := m.H.Rounds()
-	what := "thinking"
+	what := "answered"
 	if last := m.H.Last(); last != nil && last.IsRound() && len(last.Results) > 0 {
 		res := last.Results[len(last.Results)-1]
 		what = res.Tool

@@ -57,11 +57,25 @@ func (a *Agent) publishStatusBusy(sess *session, busy bool) Status {
 	if st.WindowSource == "" {
 		st.WindowSource = SourceNone
 	}
-	if chip == nil && info.Window > 0 && st.Window == nil {
-		// Before the first turn: the window, nothing in it yet.
-		bb := ctxwin.NewBudget(info.Window, ctxwin.Reserve{Pinned: a.set.MinGenTokens}.Tokens(info.Window))
-		c := ctxwin.NewChip(0, &bb)
-		chip, b, known = &c, bb, true
+	if chip == nil && a.info != nil && st.Size == 0 {
+		// Before the first turn: the window, and what the fixed prefix
+		// will take of it (estimated at four characters a token).
+		prefix := BasePrefixChars()
+		if !a.set.Minimal {
+			prefix += ctxwin.RepoMapChars(info.Window)
+			if a.set.RepoMapBudget > 0 {
+				prefix += a.set.RepoMapBudget - ctxwin.RepoMapChars(info.Window)
+			}
+		}
+		size := prefix / 4
+		var c ctxwin.Chip
+		if info.Window > 0 {
+			b = ctxwin.NewBudget(info.Window, ctxwin.Reserve{Pinned: a.set.MinGenTokens}.Tokens(info.Window))
+			c, known = ctxwin.NewChip(size, &b), true
+		} else {
+			c = ctxwin.NewChip(size, nil)
+		}
+		chip = &c
 	}
 	if chip != nil {
 		st.Text, st.Size = chip.Text, chip.Size

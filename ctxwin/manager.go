@@ -232,7 +232,7 @@ func (m *Manager) StartTurn(prompt string) *Item {
 func (m *Manager) CanCompact() (ok bool, why string) {
 	b, known := m.Budget()
 	if !known {
-		return false, "Nothing to fold against: the context window is unknown (set REIKA_CONTEXT_WINDOW)"
+		return false, "Nothing to fold against: the context window is unknown (set contextWindow or REIKA_CONTEXT_WINDOW)"
 	}
 	if m.foldBoundary(b, m.itemCosts()) <= m.H.Folded {
 		return false, "Nothing to fold"
