@@ -15,6 +15,8 @@
 //   a compact (tool_choice none) gets NOTE_TEXT.
 // - fakeengine-edits.json: one ask that edits open and closed files and runs
 //   commands that read them from disk.
+// - fakeengine-hold.json: a prompt containing "hold" gets no answer until
+//   the turn is cancelled.
 
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -22,12 +24,15 @@ import * as path from 'node:path';
 import { test, TestContext } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import {
+	CancellationTokenSource,
 	CodeAction,
 	CodeActionParams,
 	Command,
 	InitializeParams,
 	InitializeResult,
+	LSPErrorCodes,
 	MessageType,
+	ResponseError,
 } from 'vscode-languageserver-protocol/node';
 import { chipText } from '../../src/chip';
 import { unsavedEditMessage } from '../../src/editSave';
@@ -474,6 +479,122 @@ test('the agent edits open files through the editor, which saves them unless the
 		assert.ok(results[4]!.text.includes('// on disk') && !results[4]!.text.includes('Reika'), `cat dirty.go: ${results[4]!.text}`);
 		// The agent's own tools read the buffer.
 		assert.ok(results[5]!.text.includes('edited twice') && results[5]!.text.includes('then edited by Reika'), results[5]!.text);
+
+		assert.equal(await s.shutdown(), 0, 'exit code after shutdown');
+	} catch (e) {
+		skipIfUnavailable(t, e);
+	} finally {
+		session?.kill();
+		engine?.stop();
+		fs.rmSync(scratch, { recursive: true, force: true });
+	}
+});
+
+test('a turn is cancelled from the progress and by reika.cancel; a second ask meanwhile is refused', { timeout: 4 * hangGuardMs }, async (t) => {
+	const { scratch, root } = workspace();
+	const aGo = path.join(root, 'a.go');
+	fs.writeFileSync(aGo, 'package a\n');
+	let session: LspSession | undefined;
+	let engine: FakeEngine | undefined;
+	try {
+		const bin = await serverBinary(scratch);
+		engine = await startFakeEngine(scratch, ['-ctx', '16000', '-script', script('fakeengine-hold.json')]);
+		const settings = settingsFor({ baseUrl: engine.url });
+		session = new LspSession(bin, root, isolatedEnv(scratch), settings);
+		const s = session;
+		checkCapabilities(await s.initialize(initParams(root, settings)));
+		await s.waitFor('the first reika/status', () => lastStatus(s));
+		await s.open(aGo, 'go');
+
+		// The progress Cancel button: the extension cancels the request,
+		// which sends $/cancelRequest.
+		const source = new CancellationTokenSource();
+		const held = s.execute(ServerCommands.ask, [{ prompt: 'hold on, first' }], 'vscode-test-hold-1', source.token);
+		held.catch(() => undefined);
+		await s.waitFor('the held turn to start', () => s.transcript.find((e) => e.kind === 'user' && e.text === 'hold on, first'));
+
+		// Meanwhile the server answers other requests, and refuses a second turn.
+		const mid = await s.execute(ServerCommands.status, []);
+		assert.equal(mid.busy, true, JSON.stringify(mid));
+		const second = await s.execute(ServerCommands.ask, [{ prompt: 'another' }]);
+		assert.equal(second.status, 'error', JSON.stringify(second));
+		assert.match(second.message ?? '', /turn is already running/);
+
+		source.cancel();
+		await assert.rejects(held, (e: unknown) => e instanceof ResponseError && e.code === LSPErrorCodes.RequestCancelled);
+		await s.waitFor('the held progress to end', () => {
+			const p = s.progress.get('vscode-test-hold-1') ?? [];
+			return p[p.length - 1]?.kind === 'end' ? true : undefined;
+		});
+		await idle(s);
+
+		// The Cancel command: reika.cancel stops the turn, which answers
+		// cancelled.
+		const held2 = s.execute(ServerCommands.ask, [{ prompt: 'hold on, second' }], 'vscode-test-hold-2');
+		await s.waitFor('the second held turn to start', () => s.transcript.find((e) => e.kind === 'user' && e.text === 'hold on, second'));
+		assert.deepEqual(await s.execute(ServerCommands.cancel, []), { cancelled: true });
+		const r2 = await held2;
+		assert.equal(r2.status, 'cancelled', JSON.stringify(r2));
+		await idle(s);
+
+		// And the next turn runs; once it has answered, nothing is left to
+		// cancel.
+		const r3 = await s.execute(ServerCommands.ask, [{ prompt: 'say ok' }]);
+		assert.equal(r3.status, 'done', JSON.stringify(r3));
+		assert.deepEqual(await s.execute(ServerCommands.cancel, []), { cancelled: false }, 'nothing left to cancel');
+
+		assert.equal(await s.shutdown(), 0, 'exit code after shutdown');
+	} catch (e) {
+		skipIfUnavailable(t, e);
+	} finally {
+		session?.kill();
+		engine?.stop();
+		fs.rmSync(scratch, { recursive: true, force: true });
+	}
+});
+
+test('an engine that reports no window: a warning at startup and the windowless chip', { timeout: 4 * hangGuardMs }, async (t) => {
+	const { scratch, root } = workspace();
+	const big = Array.from({ length: 220 }, (_, i) => `line ${i + 1}: the quick brown fox jumps over the lazy dog`).join('\n');
+	fs.writeFileSync(path.join(root, 'big.txt'), `${big}\n`);
+	let session: LspSession | undefined;
+	let engine: FakeEngine | undefined;
+	try {
+		const bin = await serverBinary(scratch);
+		// A hosted endpoint's listing states no window, and a local host is
+		// never looked up in the catalog.
+		engine = await startFakeEngine(scratch, ['-shape', 'hosted', '-script', script('fakeengine-script.json')]);
+		const settings = settingsFor({ baseUrl: engine.url });
+		session = new LspSession(bin, root, isolatedEnv(scratch), settings);
+		const s = session;
+		checkCapabilities(await s.initialize(initParams(root, settings)));
+
+		const warning = await s.waitFor('the no-window warning', () =>
+			s.messages.find((m) => m.type === MessageType.Warning),
+		);
+		assert.match(warning.message, /^No known context window\b/);
+		assert.ok(!warning.message.includes('\n'), 'one line');
+
+		const r = await s.execute(ServerCommands.ask, [{ prompt: 'Read big.txt, then write out.txt.' }]);
+		assert.equal(r.status, 'done', JSON.stringify(r));
+		const st = await idle(s);
+		assert.equal(st.window, null);
+		assert.equal(st.shedPoint, null);
+		assert.equal(st.percent, null);
+		assert.equal(st.windowSource, 'none');
+		assert.equal(st.level, 'ok');
+		assert.ok(st.size > 0);
+		assert.equal(st.text, chipText(st));
+		assert.match(st.text, /^ctx [0-9.]+k?$/);
+		for (const x of s.statuses) {
+			assert.ok(isStartingPlaceholder(x) || x.text === chipText(x), JSON.stringify(x));
+		}
+		assert.equal(s.messages.filter((m) => m.type === MessageType.Warning).length, 1, 'the warning is not repeated');
+
+		const c = await s.execute(ServerCommands.compact, []);
+		assert.equal(c.folded, false, JSON.stringify(c));
+		assert.match(c.message, /^Nothing to fold\b/);
+		assert.ok(s.messages.some((m) => m.type === MessageType.Info && m.message === c.message), 'compact says why, as Info');
 
 		assert.equal(await s.shutdown(), 0, 'exit code after shutdown');
 	} catch (e) {
