@@ -605,3 +605,52 @@ test('an engine that reports no window: a warning at startup and the windowless 
 		fs.rmSync(scratch, { recursive: true, force: true });
 	}
 });
+
+// PROTOCOL.md: the status is sent "whenever busy/level/window changes", and
+// busy says a turn runs. The server leaves busy true after reika.compact
+// and reika.newSession (agent.Compact and agent.NewSession publish their
+// status while the agent still counts itself busy, and the server's final
+// status is dropped as a duplicate), so the extension's status item keeps
+// spinning until the next turn. Marked todo until the server is fixed; it
+// runs and reports, but does not fail the suite.
+test(
+	'the status is idle after compact and after a new session',
+	{ timeout: 4 * hangGuardMs, todo: 'server: busy stays true after reika.compact and reika.newSession' },
+	async (t) => {
+		const { scratch, root } = workspace();
+		const big = Array.from({ length: 220 }, (_, i) => `line ${i + 1}: the quick brown fox jumps over the lazy dog`).join('\n');
+		fs.writeFileSync(path.join(root, 'big.txt'), `${big}\n`);
+		let session: LspSession | undefined;
+		let engine: FakeEngine | undefined;
+		try {
+			const bin = await serverBinary(scratch);
+			engine = await startFakeEngine(scratch, ['-ctx', '16000', '-script', script('fakeengine-script.json')]);
+			const settings = settingsFor({ baseUrl: engine.url, approve: 'all' });
+			session = new LspSession(bin, root, isolatedEnv(scratch), settings);
+			const s = session;
+			checkCapabilities(await s.initialize(initParams(root, settings)));
+			for (const n of [1, 2, 3]) {
+				assert.equal((await s.execute(ServerCommands.ask, [{ prompt: `Read big.txt, turn ${n}.` }])).status, 'done');
+			}
+			assert.equal((await idle(s)).busy, false);
+
+			const c = await s.execute(ServerCommands.compact, []);
+			assert.equal(c.folded, true, JSON.stringify(c));
+			// The server sends its status before it answers.
+			assert.equal((await s.execute(ServerCommands.status, [])).busy, false, 'reika.status after compact');
+			assert.equal(lastStatus(s)?.busy, false, 'the last reika/status after compact');
+
+			await s.execute(ServerCommands.newSession, []);
+			assert.equal((await s.execute(ServerCommands.status, [])).busy, false, 'reika.status after a new session');
+			assert.equal(lastStatus(s)?.busy, false, 'the last reika/status after a new session');
+
+			assert.equal(await s.shutdown(), 0, 'exit code after shutdown');
+		} catch (e) {
+			skipIfUnavailable(t, e);
+		} finally {
+			session?.kill();
+			engine?.stop();
+			fs.rmSync(scratch, { recursive: true, force: true });
+		}
+	},
+);
