@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as vscode from 'vscode';
 import {
+	CancellationToken,
 	DidChangeConfigurationNotification,
 	LanguageClient,
 	LanguageClientOptions,
@@ -18,6 +19,7 @@ import {
 	TransportKind,
 } from 'vscode-languageclient/node';
 import { parseStatus } from './chip';
+import { SaveAfterEdit, SaveAfterEditHost } from './editSave';
 import { ClientId, ClientName, ExtensionCommands } from './ids';
 import {
 	executeCommandParams,
@@ -50,9 +52,14 @@ export class Ctx implements vscode.Disposable {
 	/** Problems already reported, so a setting is not complained about twice. */
 	private reported = '';
 	private readonly log: vscode.OutputChannel;
+	/** Saves what the agent's edits change (see editSave.ts). */
+	private readonly saveAfterEdit = new SaveAfterEdit(editorHost((m) => this.log.appendLine(m)));
+	private readonly subscriptions: vscode.Disposable[] = [];
 
 	constructor(readonly extension: vscode.ExtensionContext) {
 		this.log = vscode.window.createOutputChannel(`${ClientName} Extension`);
+		const forget = (d: vscode.TextDocument): void => this.saveAfterEdit.forget(d.uri.toString());
+		this.subscriptions.push(vscode.workspace.onDidSaveTextDocument(forget), vscode.workspace.onDidCloseTextDocument(forget));
 	}
 
 	/** The running client (waiting for one that is starting), or undefined
@@ -198,6 +205,7 @@ export class Ctx implements vscode.Disposable {
 
 	dispose(): void {
 		void this.stop();
+		this.subscriptions.forEach((d) => d.dispose());
 		this.status.dispose();
 		this.transcript.dispose();
 		this.log.dispose();
@@ -284,6 +292,9 @@ export class Ctx implements vscode.Disposable {
 					});
 				},
 				workspace: {
+					// The agent's edits of open files: saved when they had
+					// no unsaved changes, before the server is answered.
+					handleApplyEdit: (params, next) => this.saveAfterEdit.apply(params, async (p) => next(p, CancellationToken.None)),
 					// Answer for our section with the mapped settings: the raw
 					// configuration holds keys (serverPath, trace) and defaults
 					// the server must not see.
@@ -356,4 +367,40 @@ function showMessageRequest(params: ShowMessageRequestParams): Thenable<MessageA
 		default:
 			return vscode.window.showInformationMessage(params.message, ...actions);
 	}
+}
+
+/** VS Code as the editor of SaveAfterEdit. Every spelling of a URI the
+ * server sends maps to the document VS Code has open for it. */
+function editorHost(log: (line: string) => void): SaveAfterEditHost {
+	const uriOf = (uri: string): vscode.Uri => vscode.Uri.parse(uri);
+	const doc = (uri: string): vscode.TextDocument | undefined => {
+		const key = uriOf(uri).toString();
+		return vscode.workspace.textDocuments.find((d) => d.uri.toString() === key);
+	};
+	return {
+		key: (uri) => uriOf(uri).toString(),
+		isDirty: (uri) => doc(uri)?.isDirty === true,
+		save: async (uri) => {
+			const d = doc(uri);
+			if (d === undefined || !d.isDirty) {
+				return true;
+			}
+			if (d.isUntitled) {
+				return false;
+			}
+			const saved = await d.save();
+			return saved || !d.isDirty;
+		},
+		label: (uri) => vscode.workspace.asRelativePath(uriOf(uri), false),
+		warn: (uri, message) => {
+			log(message);
+			void vscode.window.showWarningMessage(message, 'Save', 'Open').then(async (pick) => {
+				if (pick === 'Save') {
+					await doc(uri)?.save();
+				} else if (pick === 'Open') {
+					await vscode.window.showTextDocument(uriOf(uri));
+				}
+			});
+		},
+	};
 }

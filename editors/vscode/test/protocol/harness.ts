@@ -1,7 +1,10 @@
 // A small LSP client for the protocol test: it starts the real reika-lsp
 // binary over stdio and drives it with vscode-jsonrpc and
 // vscode-languageserver-protocol, the libraries the extension itself uses,
-// recording everything the server sends.
+// recording everything the server sends. It plays the editor too: open
+// documents with versions and unsaved changes, workspace/applyEdit applied
+// to them with didChange, and the extension's SaveAfterEdit on top, saving
+// to disk with didSave.
 
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -9,10 +12,19 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createMessageConnection, MessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
 import {
+	ApplyWorkspaceEditParams,
 	ApplyWorkspaceEditRequest,
+	ApplyWorkspaceEditResult,
+	CancellationToken,
 	ConfigurationRequest,
+	DidChangeTextDocumentNotification,
+	DidChangeTextDocumentParams,
+	DidOpenTextDocumentNotification,
+	DidOpenTextDocumentParams,
+	DidSaveTextDocumentNotification,
 	ExitNotification,
 	InitializedNotification,
 	InitializeParams,
@@ -20,13 +32,17 @@ import {
 	InitializeResult,
 	LogMessageNotification,
 	MessageActionItem,
+	Position,
 	ProgressToken,
 	RegistrationRequest,
+	ResponseError,
 	ShowMessageNotification,
 	ShowMessageParams,
 	ShowMessageRequest,
 	ShowMessageRequestParams,
 	ShutdownRequest,
+	TextDocumentEdit,
+	TextEdit,
 	UnregistrationRequest,
 	WorkDoneProgressBegin,
 	WorkDoneProgressCreateRequest,
@@ -34,6 +50,7 @@ import {
 	WorkDoneProgressReport,
 } from 'vscode-languageserver-protocol/node';
 import { parseStatus } from '../../src/chip';
+import { SaveAfterEdit, SaveAfterEditHost } from '../../src/editSave';
 import {
 	CommandSignatures,
 	executeCommandParams,
@@ -54,12 +71,22 @@ export const repoRoot = path.resolve(pkgDir, '../..');
  * is a hang guard, not a speed requirement. */
 export const hangGuardMs = 90_000;
 
-/** A reason to skip: the part of the system the test needs is not there. */
+/** Whether a missing toolchain fails the tests instead of skipping them:
+ * REIKA_TEST_STRICT=1 (CI) or REIKA_PROTOCOL_TEST_REQUIRED=1. */
+export const strict = process.env.REIKA_TEST_STRICT === '1' || process.env.REIKA_PROTOCOL_TEST_REQUIRED === '1';
+
+/** The one reason to skip: no Go toolchain to build the fake engine (and
+ * the server, when REIKA_LSP_BIN is not set). Anything else that goes wrong
+ * with the server or the engine is a failure. */
 export class Unavailable extends Error {}
 
 function run(cmd: string, args: string[], cwd: string): Promise<{ code: number; out: string }> {
-	return new Promise((resolve) => {
+	return new Promise((resolve, reject) => {
 		execFile(cmd, args, { cwd, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
+			if (err !== null && err.code === 'ENOENT') {
+				reject(new Unavailable(`${cmd} is not on PATH`));
+				return;
+			}
 			const code = err === null ? 0 : typeof err.code === 'number' ? err.code : 1;
 			resolve({ code, out: `${stdout}${stderr}` });
 		});
@@ -81,9 +108,9 @@ export async function serverBinary(scratch: string): Promise<string> {
 		return env;
 	}
 	const bin = path.join(scratch, process.platform === 'win32' ? 'reika-lsp.exe' : 'reika-lsp');
-	const r = await run('go', ['build', '-o', bin, './cmd/reika-lsp'], repoRoot).catch(() => ({ code: 127, out: '' }));
+	const r = await run('go', ['build', '-o', bin, './cmd/reika-lsp'], repoRoot);
 	if (r.code !== 0) {
-		throw new Unavailable(`REIKA_LSP_BIN is not set and go build ./cmd/reika-lsp failed:\n${r.out}`);
+		throw new Error(`REIKA_LSP_BIN is not set and go build ./cmd/reika-lsp failed:\n${r.out}`);
 	}
 	return bin;
 }
@@ -95,18 +122,16 @@ export interface FakeEngine {
 
 export const fakeEnginePkg = './agent/enginetest/cmd/fakeengine';
 
-/** Builds and starts the standalone fake engine; its first stdout line is
- * its base URL. */
+/** Builds and starts the standalone fake engine
+ * (agent/enginetest/cmd/fakeengine/README.md); its first stdout line is its
+ * base URL. With -stdin it exits when this process dies. */
 export async function startFakeEngine(scratch: string, args: string[]): Promise<FakeEngine> {
-	if (!fs.existsSync(path.join(repoRoot, fakeEnginePkg))) {
-		throw new Unavailable(`the fake engine (${fakeEnginePkg}) is not in this tree`);
-	}
 	const bin = path.join(scratch, process.platform === 'win32' ? 'fakeengine.exe' : 'fakeengine');
 	const built = await run('go', ['build', '-o', bin, fakeEnginePkg], repoRoot);
 	if (built.code !== 0) {
 		throw new Error(`go build ${fakeEnginePkg} failed:\n${built.out}`);
 	}
-	const proc = spawn(bin, ['-addr', '127.0.0.1:0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+	const proc = spawn(bin, ['-addr', '127.0.0.1:0', '-stdin', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
 	let stderr = '';
 	proc.stderr?.on('data', (d: Buffer) => {
 		stderr += d.toString();
@@ -139,6 +164,35 @@ export async function deadURL(): Promise<string> {
 	return `http://127.0.0.1:${port}/v1`;
 }
 
+/** A document open in the test editor. */
+export interface OpenDocument {
+	path: string;
+	uri: string;
+	text: string;
+	version: number;
+	/** The buffer holds changes the disk does not. */
+	dirty: boolean;
+}
+
+/** The offset of an LSP position (UTF-16, as JS strings count) in text. */
+export function offsetAt(text: string, pos: Position): number {
+	let start = 0;
+	for (let line = 0; line < pos.line; line++) {
+		const nl = text.indexOf('\n', start);
+		if (nl < 0) {
+			return text.length;
+		}
+		start = nl + 1;
+	}
+	let end = text.indexOf('\n', start);
+	if (end < 0) {
+		end = text.length;
+	} else if (end > start && text[end - 1] === '\r') {
+		end--;
+	}
+	return Math.min(start + pos.character, end);
+}
+
 type ProgressValue = WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd;
 
 /** The environment of a server under test: nothing of the user's. */
@@ -164,6 +218,14 @@ export class LspSession {
 	readonly messages: ShowMessageParams[] = [];
 	readonly prompts: ShowMessageRequestParams[] = [];
 	readonly logs: string[] = [];
+	/** The edits the server asked the editor to apply. */
+	readonly applyEdits: ApplyWorkspaceEditParams[] = [];
+	/** What the extension told the user about edited documents. */
+	readonly warnings: { uri: string; message: string }[] = [];
+	/** Documents saved after an edit, in order. */
+	readonly saved: string[] = [];
+	/** The documents open in the editor, by URI. */
+	readonly docs = new Map<string, OpenDocument>();
 	/** The action picked for approvals (window/showMessageRequest). */
 	approvalAnswer = 'Allow for this session';
 	stderr = '';
@@ -231,34 +293,42 @@ export class LspSession {
 		);
 		this.conn.onRequest(RegistrationRequest.type, () => undefined);
 		this.conn.onRequest(UnregistrationRequest.type, () => undefined);
-		this.conn.onRequest(ApplyWorkspaceEditRequest.type, () => ({
-			applied: false,
-			failureReason: 'the test client does not apply edits',
-		}));
+		// Edits go through the extension's SaveAfterEdit, as in VS Code.
+		const saveAfterEdit = new SaveAfterEdit(this.editorHost(cwd));
+		this.conn.onRequest(ApplyWorkspaceEditRequest.type, async (p) => {
+			this.record(() => this.applyEdits.push(p));
+			const r = await saveAfterEdit.apply(p, (q) => this.applyToBuffers(q));
+			if (r instanceof ResponseError) {
+				throw r;
+			}
+			return r;
+		});
 		this.conn.listen();
 	}
 
-	/** initialize + initialized. Throws Unavailable when the binary does not
-	 * serve LSP (it exits, answers with an error, or stays silent). */
+	/** initialize + initialized. */
 	async initialize(params: InitializeParams): Promise<InitializeResult> {
 		let result: InitializeResult;
 		try {
-			result = await this.race(this.conn.sendRequest(InitializeRequest.type, params), 'initialize', 30_000);
+			result = await this.race(this.conn.sendRequest(InitializeRequest.type, params), 'initialize', hangGuardMs);
 		} catch (e) {
 			const msg = e instanceof Error ? e.message : String(e);
-			throw new Unavailable(`reika-lsp does not serve LSP yet (initialize: ${msg}); stderr:\n${this.stderr.slice(-2000)}`);
+			throw new Error(`initialize: ${msg}; stderr:\n${this.stderr.slice(-2000)}`);
 		}
 		await this.conn.sendNotification(InitializedNotification.type, {});
 		return result;
 	}
 
+	/** workspace/executeCommand; cancelling token sends $/cancelRequest, as
+	 * the extension's progress Cancel button does. */
 	execute<C extends ServerCommand>(
 		command: C,
 		args: CommandSignatures[C]['args'],
 		workDoneToken?: ProgressToken,
+		token?: CancellationToken,
 	): Promise<CommandSignatures[C]['result']> {
 		return this.race(
-			this.conn.sendRequest(executeCommandType(command), executeCommandParams(command, args, workDoneToken)),
+			this.conn.sendRequest(executeCommandType(command), executeCommandParams(command, args, workDoneToken), token),
 			command,
 			hangGuardMs,
 		);
@@ -326,6 +396,94 @@ export class LspSession {
 		for (const w of [...this.waiters]) {
 			w();
 		}
+	}
+
+	/**
+	 * Opens a file as the editor does. text is the buffer: the file's
+	 * content when left out, else unsaved changes of the user.
+	 */
+	async open(file: string, languageId: string, text?: string): Promise<OpenDocument> {
+		const disk = fs.readFileSync(file, 'utf8');
+		const doc: OpenDocument = {
+			path: file,
+			uri: pathToFileURL(file).href,
+			text: text ?? disk,
+			version: 1,
+			dirty: text !== undefined && text !== disk,
+		};
+		this.docs.set(doc.uri, doc);
+		const params: DidOpenTextDocumentParams = {
+			textDocument: { uri: doc.uri, languageId, version: doc.version, text: doc.text },
+		};
+		await this.conn.sendNotification(DidOpenTextDocumentNotification.type, params);
+		return doc;
+	}
+
+	/** The editor's own application of an edit (the languageclient's, in
+	 * VS Code): versions checked, open buffers changed, didChange sent. */
+	private async applyToBuffers(p: ApplyWorkspaceEditParams): Promise<ApplyWorkspaceEditResult> {
+		const edits: { doc: OpenDocument; edits: TextEdit[] }[] = [];
+		for (const change of p.edit.documentChanges ?? []) {
+			if (!TextDocumentEdit.is(change)) {
+				return { applied: false, failureReason: `the test editor does not do ${JSON.stringify(change)}` };
+			}
+			const doc = this.docs.get(change.textDocument.uri);
+			if (doc === undefined) {
+				return { applied: false, failureReason: `${change.textDocument.uri} is not open in the test editor` };
+			}
+			if (change.textDocument.version !== null && change.textDocument.version !== doc.version) {
+				return { applied: false, failureReason: `version ${change.textDocument.version} of ${doc.uri}, open at ${doc.version}` };
+			}
+			const plain = change.edits.filter((e): e is TextEdit => TextEdit.is(e));
+			if (plain.length !== change.edits.length) {
+				return { applied: false, failureReason: 'the test editor does not do snippet edits' };
+			}
+			edits.push({ doc, edits: plain });
+		}
+		for (const [uri, list] of Object.entries(p.edit.changes ?? {})) {
+			const doc = this.docs.get(uri);
+			if (doc === undefined) {
+				return { applied: false, failureReason: `${uri} is not open in the test editor` };
+			}
+			edits.push({ doc, edits: list });
+		}
+		for (const { doc, edits: list } of edits) {
+			// Back to front, so each edit's range is still where the server
+			// computed it; didChange sends them in that order.
+			const sorted = [...list].sort((a, b) => offsetAt(doc.text, b.range.start) - offsetAt(doc.text, a.range.start));
+			for (const e of sorted) {
+				doc.text = doc.text.slice(0, offsetAt(doc.text, e.range.start)) + e.newText + doc.text.slice(offsetAt(doc.text, e.range.end));
+			}
+			doc.version++;
+			doc.dirty = true;
+			const change: DidChangeTextDocumentParams = {
+				textDocument: { uri: doc.uri, version: doc.version },
+				contentChanges: sorted.map((e) => ({ range: e.range, text: e.newText })),
+			};
+			await this.conn.sendNotification(DidChangeTextDocumentNotification.type, change);
+		}
+		return { applied: true };
+	}
+
+	/** The editor side of SaveAfterEdit: buffers saved to disk with didSave. */
+	private editorHost(root: string): SaveAfterEditHost {
+		return {
+			key: (uri) => uri,
+			isDirty: (uri) => this.docs.get(uri)?.dirty === true,
+			save: async (uri) => {
+				const doc = this.docs.get(uri);
+				if (doc === undefined) {
+					return false;
+				}
+				fs.writeFileSync(doc.path, doc.text);
+				doc.dirty = false;
+				this.saved.push(uri);
+				await this.conn.sendNotification(DidSaveTextDocumentNotification.type, { textDocument: { uri } });
+				return true;
+			},
+			label: (uri) => path.relative(root, fileURLToPath(uri)).split(path.sep).join('/'),
+			warn: (uri, message) => this.record(() => this.warnings.push({ uri, message })),
+		};
 	}
 
 	private race<T>(p: Promise<T>, what: string, ms: number): Promise<T> {

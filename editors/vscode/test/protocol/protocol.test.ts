@@ -1,10 +1,22 @@
 // The protocol test: the real reika-lsp binary, driven over stdio with the
 // libraries the extension uses, against the standalone fake engine
-// (agent/enginetest/cmd/fakeengine). PROTOCOL.md is what it checks.
+// (agent/enginetest/cmd/fakeengine; its README documents the script files
+// next to this one). PROTOCOL.md is what it checks, and the extension's own
+// modules (chip, transcript, settings, editSave) are what it checks with.
 //
-// When the binary does not serve LSP or the fake engine is not in the tree,
-// each test skips and says why. REIKA_PROTOCOL_TEST_REQUIRED=1 turns those
-// skips into failures.
+// The tests skip only when there is no Go toolchain to build the fake
+// engine; REIKA_TEST_STRICT=1 (CI) or REIKA_PROTOCOL_TEST_REQUIRED=1 makes
+// that a failure too. Nothing here waits for time to pass: every wait is
+// for a message, under a hang guard.
+//
+// The scripts:
+// - fakeengine-script.json: each ask reads big.txt, writes out.txt and
+//   answers, in a loop, so three asks fill a 16k window; the note round of
+//   a compact (tool_choice none) gets NOTE_TEXT.
+// - fakeengine-edits.json: one ask that edits open and closed files and runs
+//   commands that read them from disk.
+// - fakeengine-hold.json: a prompt containing "hold" gets no answer until
+//   the turn is cancelled.
 
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -12,20 +24,24 @@ import * as path from 'node:path';
 import { test, TestContext } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import {
+	CancellationTokenSource,
 	CodeAction,
 	CodeActionParams,
 	Command,
-	DidOpenTextDocumentParams,
 	InitializeParams,
 	InitializeResult,
+	LSPErrorCodes,
 	MessageType,
+	ResponseError,
 } from 'vscode-languageserver-protocol/node';
 import { chipText } from '../../src/chip';
+import { unsavedEditMessage } from '../../src/editSave';
 import { CompactCodeAction, ServerCommands, Status, TranscriptEvent } from '../../src/protocol';
 import { mapSettings, ServerSettingKey, ServerSettingsObject } from '../../src/settings';
 import { Transcript } from '../../src/transcript';
 import {
 	deadURL,
+	FakeEngine,
 	hangGuardMs,
 	isolatedEnv,
 	LspSession,
@@ -33,15 +49,15 @@ import {
 	pkgDir,
 	serverBinary,
 	startFakeEngine,
+	strict,
 	Unavailable,
 } from './harness';
 
-const required = process.env.REIKA_PROTOCOL_TEST_REQUIRED === '1';
-const scriptFile = path.join(pkgDir, 'test', 'protocol', 'fakeengine-script.json');
+const script = (name: string): string => path.join(pkgDir, 'test', 'protocol', name);
 
-/** Skips (or, when required, fails) on Unavailable; rethrows the rest. */
+/** Skips on Unavailable (no Go toolchain) unless strict; rethrows the rest. */
 function skipIfUnavailable(t: TestContext, e: unknown): void {
-	if (e instanceof Unavailable && !required) {
+	if (e instanceof Unavailable && !strict) {
 		const msg = `SKIPPED: ${e.message}`;
 		process.stderr.write(`protocol test: ${msg}\n`);
 		t.skip(msg.split('\n')[0]);
@@ -57,6 +73,8 @@ function settingsFor(user: Partial<Record<ServerSettingKey, unknown>>): ServerSe
 	return mapped.settings;
 }
 
+/** initialize params with the capabilities VS Code's languageclient sends
+ * for what the server uses. */
 function initParams(root: string, settings: ServerSettingsObject): InitializeParams {
 	const rootUri = pathToFileURL(root).href;
 	return {
@@ -66,10 +84,15 @@ function initParams(root: string, settings: ServerSettingsObject): InitializePar
 		workspaceFolders: [{ uri: rootUri, name: path.basename(root) }],
 		initializationOptions: { reika: settings },
 		capabilities: {
-			window: { workDoneProgress: true, showMessage: { messageActionItem: { additionalPropertiesSupport: false } } },
-			workspace: { configuration: true, workspaceFolders: true, applyEdit: false },
+			window: { workDoneProgress: true, showMessage: { messageActionItem: { additionalPropertiesSupport: true } } },
+			workspace: {
+				configuration: true,
+				workspaceFolders: true,
+				applyEdit: true,
+				workspaceEdit: { documentChanges: true },
+			},
 			textDocument: {
-				synchronization: { dynamicRegistration: false },
+				synchronization: { dynamicRegistration: true, didSave: true, willSave: true, willSaveWaitUntil: true },
 				codeAction: {
 					codeActionLiteralSupport: {
 						codeActionKind: { valueSet: ['', 'quickfix', 'refactor', 'source', CompactCodeAction.kind] },
@@ -78,13 +101,6 @@ function initParams(root: string, settings: ServerSettingsObject): InitializePar
 			},
 		},
 	};
-}
-
-function open(session: LspSession, file: string, languageId: string): Promise<void> {
-	const params: DidOpenTextDocumentParams = {
-		textDocument: { uri: pathToFileURL(file).href, languageId, version: 1, text: fs.readFileSync(file, 'utf8') },
-	};
-	return session.sendNotification('textDocument/didOpen', params);
 }
 
 async function codeActions(session: LspSession, file: string, only?: string[]): Promise<(Command | CodeAction)[]> {
@@ -104,6 +120,28 @@ function lastStatus(session: LspSession): Status | undefined {
 	return session.statuses[session.statuses.length - 1];
 }
 
+/** The status the server sends while the agent is still starting: no
+ * session and no size yet, shown as `ctx –`. */
+function isStartingPlaceholder(st: Status): boolean {
+	return st.text === 'ctx –' && st.size === 0 && st.window === null;
+}
+
+/** Resolves once the server's last status is not busy. */
+function idle(s: LspSession): Promise<Status> {
+	return s.waitFor('an idle status', () => {
+		const st = lastStatus(s);
+		return st !== undefined && !st.busy ? st : undefined;
+	});
+}
+
+/** A workspace in a fresh temp folder; cleanup removes it. */
+function workspace(): { scratch: string; root: string } {
+	const scratch = mkTemp('reika-proto-');
+	const root = path.join(scratch, 'ws');
+	fs.mkdirSync(root);
+	return { scratch, root };
+}
+
 function checkCapabilities(init: InitializeResult): void {
 	const cmds = init.capabilities.executeCommandProvider?.commands ?? [];
 	for (const c of Object.values(ServerCommands)) {
@@ -114,9 +152,7 @@ function checkCapabilities(init: InitializeResult): void {
 }
 
 test('the server keeps serving with the engine down', { timeout: 4 * hangGuardMs }, async (t) => {
-	const scratch = mkTemp('reika-proto-');
-	const root = path.join(scratch, 'ws');
-	fs.mkdirSync(root);
+	const { scratch, root } = workspace();
 	fs.writeFileSync(path.join(root, 'a.go'), 'package a\n');
 	let session: LspSession | undefined;
 	try {
@@ -130,7 +166,7 @@ test('the server keeps serving with the engine down', { timeout: 4 * hangGuardMs
 		// Status arrives after initialized and says the engine is unreachable,
 		// at the latest once a turn fails.
 		await s.waitFor('a reika/status', () => lastStatus(s));
-		await open(s, path.join(root, 'a.go'), 'go');
+		await s.open(path.join(root, 'a.go'), 'go');
 
 		// No turn yet: no Compact context.
 		assert.equal(compactAction(await codeActions(s, path.join(root, 'a.go'))), undefined);
@@ -147,6 +183,10 @@ test('the server keeps serving with the engine down', { timeout: 4 * hangGuardMs
 		await s.waitFor('a window/showMessage Error for the unreachable engine', () =>
 			s.messages.find((m) => m.type === MessageType.Error),
 		);
+		// One line each, not repeated while the condition holds.
+		const errors = s.messages.filter((m) => m.type === MessageType.Error);
+		assert.equal(errors.length, 1, JSON.stringify(errors));
+		assert.ok(!errors[0]!.message.includes('\n'), 'one line');
 
 		assert.equal(await s.shutdown(), 0, 'exit code after shutdown');
 	} catch (e) {
@@ -158,31 +198,27 @@ test('the server keeps serving with the engine down', { timeout: 4 * hangGuardMs
 });
 
 test('ask, status, code action and compact against the fake engine', { timeout: 10 * hangGuardMs }, async (t) => {
-	const scratch = mkTemp('reika-proto-');
-	const root = path.join(scratch, 'ws');
-	fs.mkdirSync(root);
+	const { scratch, root } = workspace();
 	const mainGo = path.join(root, 'main.go');
 	fs.writeFileSync(mainGo, 'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println("hi")\n}\n');
-	// A file large enough that three reads fill most of a 16k window.
+	// A file large enough that two reads cross the shed point of a 16k window.
 	const big = Array.from({ length: 220 }, (_, i) => `line ${i + 1}: the quick brown fox jumps over the lazy dog`).join('\n');
 	fs.writeFileSync(path.join(root, 'big.txt'), `${big}\n`);
 	let session: LspSession | undefined;
-	let engine: { stop(): void } | undefined;
+	let engine: FakeEngine | undefined;
 	try {
 		const bin = await serverBinary(scratch);
-		const fake = await startFakeEngine(scratch, ['-ctx', '16000', '-script', scriptFile]);
-		engine = fake;
-		const settings = settingsFor({ baseUrl: fake.url });
+		engine = await startFakeEngine(scratch, ['-ctx', '16000', '-script', script('fakeengine-script.json')]);
+		const settings = settingsFor({ baseUrl: engine.url });
 		session = new LspSession(bin, root, isolatedEnv(scratch), settings);
 		const s = session;
 		const init = await s.initialize(initParams(root, settings));
 		checkCapabilities(init);
 		await s.waitFor('the first reika/status', () => lastStatus(s));
-		await open(s, mainGo, 'go');
+		await s.open(mainGo, 'go');
 		assert.equal(compactAction(await codeActions(s, mainGo)), undefined, 'Compact context before any turn');
 
 		// Turn 1, with the selection attached and our own progress token.
-		const sizes: number[] = [];
 		const token = 'vscode-test-ask-1';
 		const r1 = await s.execute(
 			ServerCommands.ask,
@@ -198,72 +234,127 @@ test('ask, status, code action and compact against the fake engine', { timeout: 
 		assert.equal(r1.status, 'done', JSON.stringify(r1));
 		assert.ok(r1.session !== '', 'the ask result names its session');
 
-		// Transcript: the user's prompt, the read, its result, the approval'd
-		// write, the final assistant text.
-		const kinds = (k: TranscriptEvent['kind']): TranscriptEvent[] => s.transcript.filter((e) => e.kind === k);
-		assert.ok(kinds('user').some((e) => e.text.includes('Read big.txt')), 'user event');
-		assert.ok(kinds('tool_call').some((e) => e.tool === 'read'), 'read tool call');
-		assert.ok(kinds('tool_result').some((e) => e.tool === 'read' && e.text.includes('line 1:')), 'read tool result');
-		const answer = kinds('assistant').filter((e) => !e.delta);
-		assert.ok(answer.some((e) => e.text.includes('Done: read big.txt')), `final assistant text: ${JSON.stringify(answer)}`);
+		// Transcript: the user's prompt, the read, its result, the approved
+		// write, the final assistant text after its streamed chunks.
+		const kinds = (k: TranscriptEvent['kind'], from = 0): TranscriptEvent[] =>
+			s.transcript.slice(from).filter((e) => e.kind === k);
+		// The user event is the task as the model gets it, selection included.
+		const user = kinds('user');
+		assert.equal(user.length, 1, JSON.stringify(user));
+		assert.ok(user[0]!.text.startsWith('Read big.txt, then write out.txt.'), user[0]!.text);
+		assert.ok(user[0]!.text.includes('main.go') && user[0]!.text.includes('5-7'), `the selection's file and lines: ${user[0]!.text}`);
+		assert.ok(user[0]!.text.includes('func main() {\n\tfmt.Println("hi")\n}'), `the selected text: ${user[0]!.text}`);
+		assert.deepEqual(kinds('tool_call').map((e) => [e.tool, e.args]), [
+			['read', { path: 'big.txt' }],
+			['write', { path: 'out.txt', content: 'hello from the fake engine\n' }],
+		]);
+		const readResult = kinds('tool_result').find((e) => e.tool === 'read');
+		assert.ok(readResult?.text.includes('line 220:'), 'the read result, whole');
+		assert.ok((readResult?.tokens ?? 0) > 0, 'a tool result carries its size');
+		const answer = kinds('assistant');
+		assert.ok(answer.some((e) => e.delta), 'the answer streams in chunks');
+		assert.deepEqual(answer.filter((e) => !e.delta).map((e) => e.text), ['Done: read big.txt and wrote out.txt.']);
 		for (const e of s.transcript) {
 			assert.equal(e.session, r1.session, 'every event names the session');
+			assert.equal(e.turn, 1, 'every event of turn 1 says so');
 		}
-		// The extension's renderer shows the streamed turn.
+		// The extension's renderer shows the streamed turn, the answer once.
 		const rendered = new Transcript();
 		s.transcript.forEach((e) => rendered.add(e));
-		assert.ok(rendered.render().includes('Done: read big.txt'));
+		assert.equal(rendered.render().split('Done: read big.txt and wrote out.txt.').length, 2, rendered.render());
 
 		// Approval: window/showMessageRequest with the three actions; we
-		// allowed for the session, so out.txt was written.
+		// allowed for the session, so out.txt was written. It is not open,
+		// so the server wrote it to disk without workspace/applyEdit.
 		const prompt = s.prompts[0];
 		assert.ok(prompt !== undefined, 'no approval prompt for write');
 		assert.deepEqual(
 			(prompt.actions ?? []).map((a) => a.title),
 			['Allow', 'Allow for this session', 'Deny'],
 		);
+		assert.ok(prompt.message.includes('out.txt'), prompt.message);
 		assert.equal(fs.readFileSync(path.join(root, 'out.txt'), 'utf8'), 'hello from the fake engine\n');
+		assert.deepEqual(s.applyEdits, [], 'no applyEdit for a file the editor has not open');
 
-		// Progress on our token: begin (cancellable) before any report, then end.
-		const prog = await s.waitFor('the end of the turn\'s progress', () => {
+		// Progress on our token: begin (cancellable) before any report, a
+		// report per round, then end.
+		const prog = await s.waitFor("the end of the turn's progress", () => {
 			const p = s.progress.get(token) ?? [];
 			return p[p.length - 1]?.kind === 'end' ? p : undefined;
 		});
-		assert.ok(prog.length >= 2, `progress on our token: ${JSON.stringify(prog)}`);
 		const begin = prog[0];
 		assert.equal(begin?.kind, 'begin');
 		if (begin?.kind === 'begin') {
 			assert.equal(begin.title, 'Reika');
 			assert.equal(begin.cancellable, true);
+			assert.equal(begin.message, 'Read big.txt, then write out.txt.');
 		}
-		assert.equal(prog[prog.length - 1]?.kind, 'end');
-		assert.ok(prog.slice(1, -1).every((p) => p.kind === 'report'), 'only reports between begin and end');
-		assert.ok(prog.some((p) => p.kind === 'report'), 'a report per round');
+		const reports = prog.slice(1, -1);
+		assert.ok(reports.length >= 2, `a report per round: ${JSON.stringify(prog)}`);
+		for (const r of reports) {
+			assert.equal(r.kind, 'report');
+			assert.match(r.kind === 'report' ? (r.message ?? '') : '', /^round \d+ · .+ · ctx \S+\/16k \(\d+% of 13k\)$/);
+		}
+		assert.ok(
+			reports.some((r) => r.kind === 'report' && r.message?.includes(' · read big.txt · ')),
+			`a report names the round's tool: ${JSON.stringify(reports)}`,
+		);
 
 		// Status: busy during the turn, idle after, with the window from the
 		// engine's listing; the chip agrees with the extension's formatter.
 		assert.ok(s.statuses.some((st) => st.busy), 'a busy status during the turn');
-		const after1 = await s.waitFor('an idle status', () => {
-			const st = lastStatus(s);
-			return st !== undefined && !st.busy ? st : undefined;
-		});
+		const after1 = await idle(s);
 		assert.equal(after1.window, 16000);
 		assert.equal(after1.windowSource, 'endpoint');
+		assert.equal(after1.model, 'fake-coder');
+		assert.equal(after1.session, r1.session);
 		assert.ok(after1.size > 0);
-		assert.equal(after1.text, chipText(after1), 'server chip vs extension formatter');
 		assert.deepEqual(await s.execute(ServerCommands.status, []), after1, 'reika.status equals the last notification');
-		sizes.push(after1.size);
 
-		// Turns 2 and 3 fill the window.
+		// Turns 2 and 3 read big.txt again: the window fills and old
+		// results are shed.
+		const sizes = [after1.size];
 		for (const n of [2, 3]) {
+			const from = s.transcript.length;
 			const r = await s.execute(ServerCommands.ask, [{ prompt: `Again, turn ${n}.` }]);
 			assert.equal(r.status, 'done', JSON.stringify(r));
+			assert.ok(kinds('tool_call', from).some((e) => e.tool === 'read'), `turn ${n} read again`);
 			const st = await s.execute(ServerCommands.status, []);
 			assert.equal(st.busy, false);
 			sizes.push(st.size);
 		}
 		assert.equal(s.prompts.length, 1, 'allowed for the session: asked once');
-		assert.ok(sizes[2]! > sizes[0]!, `the context grew: ${sizes.join(', ')}`);
+		const sheds = kinds('shed');
+		assert.ok(sheds.length > 0, 'old tool output was shed');
+		for (const e of sheds) {
+			assert.match(e.text, /^Shed \d+ old results? /);
+		}
+
+		// Every status the server sent: its chip is the extension's chip
+		// (the startup placeholder aside), its level follows the 80% rule.
+		for (const st of s.statuses) {
+			if (isStartingPlaceholder(st)) {
+				continue;
+			}
+			assert.equal(st.text, chipText(st), `chip of ${JSON.stringify(st)}`);
+			assert.match(st.text, /^ctx [0-9.]+k?\/16k \(\d+% of 13k\)$/);
+			assert.equal(st.level, st.percent !== null && st.percent >= 80 ? 'warning' : 'ok', JSON.stringify(st));
+		}
+		// Crossing 80% of the shed point: one Warning each time, not
+		// repeated while it holds.
+		let crossings = 0;
+		s.statuses.forEach((st, i) => {
+			if (st.level === 'warning' && s.statuses[i - 1]?.level !== 'warning') {
+				crossings++;
+			}
+		});
+		assert.ok(crossings > 0, 'the window filled past 80% of the shed point');
+		const warnings = s.messages.filter((m) => m.type === MessageType.Warning);
+		assert.equal(warnings.length, crossings, JSON.stringify(warnings));
+		for (const w of warnings) {
+			assert.match(w.message, /\b\d+% of the shed point\b/);
+			assert.ok(!w.message.includes('\n'), 'one line');
+		}
 
 		// The code action, as a client lists it.
 		const action = compactAction(await codeActions(s, mainGo, [CompactCodeAction.kind]));
@@ -273,30 +364,50 @@ test('ask, status, code action and compact against the fake engine', { timeout: 
 		assert.equal(action.edit, undefined, 'no edit: works without codeAction/resolve');
 		assert.equal(compactAction(await codeActions(s, mainGo, ['quickfix'])), undefined, 'context.only respected');
 
-		// Run it: a note round, then a fold of the older turns.
+		// Run it as the extension does, on its own progress token: a note
+		// round, then a fold of the older turns.
 		const before = s.transcript.length;
-		const c = await s.execute(ServerCommands.compact, []);
+		const compactToken = 'vscode-test-compact-1';
+		const c = await s.execute(ServerCommands.compact, [], compactToken);
 		assert.equal(c.folded, true, JSON.stringify(c));
-		assert.ok((c.recapTokens ?? 0) > 0, 'recap size');
+		assert.match(c.message, /^Folded \d+ rounds? into a [0-9.]+k?-token recap$/);
 		const compactEvents = s.transcript.slice(before);
 		const note = compactEvents.findIndex((e) => e.kind === 'note');
 		const fold = compactEvents.findIndex((e) => e.kind === 'fold');
 		assert.ok(note >= 0 && fold > note, `note then fold: ${JSON.stringify(compactEvents.map((e) => e.kind))}`);
-		assert.ok(compactEvents[note]!.text.includes('NOTE_TEXT'), 'the note is the engine reply to the note request');
-		await s.waitFor('the fold message', () =>
-			s.messages.find((m) => m.type === MessageType.Info && /^Folded \d+ rounds? into a /.test(m.message)),
+		assert.equal(compactEvents[note]!.text, 'NOTE_TEXT: big.txt has 220 numbered lines; out.txt was written.');
+		assert.equal(compactEvents[fold]!.text, c.message);
+		assert.equal(compactEvents[fold]!.tokens, c.recapTokens);
+		assert.ok((c.recapTokens ?? 0) > 0, 'recap size');
+		const infos = (): string[] => s.messages.filter((m) => m.type === MessageType.Info).map((m) => m.message);
+		assert.deepEqual(infos(), [c.message], 'the fold as an Info message');
+		const compactProgress = s.progress.get(compactToken) ?? [];
+		assert.deepEqual(
+			compactProgress.map((p) => p.kind),
+			['begin', 'end'],
+			JSON.stringify(compactProgress),
 		);
+
+		// Nothing left to fold.
+		const again = await s.execute(ServerCommands.compact, []);
+		assert.deepEqual(again, { folded: false, message: 'Nothing to fold' });
+		assert.deepEqual(infos(), [c.message, 'Nothing to fold']);
 
 		// Save keeps everything, unshed.
 		const saved = path.join(scratch, 'saved.md');
 		assert.deepEqual(await s.execute(ServerCommands.save, [{ path: saved }]), { path: saved });
 		const md = fs.readFileSync(saved, 'utf8');
 		assert.ok(md.includes('Read big.txt, then write out.txt.') && md.includes('Done: read big.txt'), 'save holds the conversation');
-		assert.ok(md.includes('line 220:'), 'save holds tool output whole');
+		assert.ok(md.includes('fmt.Println("hi")'), 'save holds the attached selection');
+		for (const n of [1, 2, 3]) {
+			assert.ok(md.includes(`## Turn ${n}`), `save holds turn ${n}`);
+		}
+		assert.equal(md.split('line 220:').length - 1, 3, 'save holds every read whole, shed or not');
 
 		// A new session has no turns, so no Compact context.
 		const fresh = await s.execute(ServerCommands.newSession, []);
 		assert.ok(fresh.session !== '' && fresh.session !== r1.session, JSON.stringify(fresh));
+		assert.equal(lastStatus(s)?.session, fresh.session, 'the status names the new session');
 		assert.equal(compactAction(await codeActions(s, mainGo)), undefined, 'no Compact context in a new session');
 		assert.deepEqual(await s.execute(ServerCommands.cancel, []), { cancelled: false });
 
@@ -309,3 +420,237 @@ test('ask, status, code action and compact against the fake engine', { timeout: 
 		fs.rmSync(scratch, { recursive: true, force: true });
 	}
 });
+
+test('the agent edits open files through the editor, which saves them unless they had unsaved changes', { timeout: 4 * hangGuardMs }, async (t) => {
+	const { scratch, root } = workspace();
+	const mainGo = path.join(root, 'main.go');
+	const dirtyGo = path.join(root, 'dirty.go');
+	const closedTxt = path.join(root, 'closed.txt');
+	fs.writeFileSync(mainGo, 'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println("hi")\n}\n');
+	fs.writeFileSync(dirtyGo, 'package dirty\n\n// on disk\n');
+	let session: LspSession | undefined;
+	let engine: FakeEngine | undefined;
+	try {
+		const bin = await serverBinary(scratch);
+		engine = await startFakeEngine(scratch, ['-ctx', '16000', '-script', script('fakeengine-edits.json')]);
+		const settings = settingsFor({ baseUrl: engine.url, approve: 'all' });
+		session = new LspSession(bin, root, isolatedEnv(scratch), settings);
+		const s = session;
+		checkCapabilities(await s.initialize(initParams(root, settings)));
+		await s.waitFor('the first reika/status', () => lastStatus(s));
+		const main = await s.open(mainGo, 'go');
+		// The user typed into dirty.go and has not saved.
+		const dirty = await s.open(dirtyGo, 'go', 'package dirty\n\n// typed by the user\n');
+		assert.equal(dirty.dirty, true);
+
+		const r = await s.execute(ServerCommands.ask, [{ prompt: 'Edit the files.' }]);
+		assert.equal(r.status, 'done', JSON.stringify(r));
+		const results = s.transcript.filter((e) => e.kind === 'tool_result');
+		assert.deepEqual(
+			results.map((e) => e.tool),
+			['write', 'bash', 'edit', 'edit', 'bash', 'read', 'write'],
+			JSON.stringify(results.map((e) => [e.tool, e.text])),
+		);
+
+		// Open files are edited with workspace/applyEdit, one labelled edit
+		// per write; closed.txt is not open and went straight to disk.
+		assert.deepEqual(
+			s.applyEdits.map((p) => p.label),
+			['Reika: write main.go', 'Reika: write dirty.go', 'Reika: write dirty.go'],
+		);
+		assert.equal(fs.readFileSync(closedTxt, 'utf8'), 'written to disk\n');
+
+		// main.go had no unsaved changes: saved after the edit, before the
+		// server heard it applied, so the command the agent ran next (cat)
+		// saw the new text.
+		const newMain = 'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println("hello from Reika")\n}\n';
+		assert.equal(main.text, newMain);
+		assert.equal(main.dirty, false);
+		assert.equal(fs.readFileSync(mainGo, 'utf8'), newMain);
+		assert.deepEqual(s.saved, [main.uri]);
+		assert.ok(results[1]!.text.includes('hello from Reika'), `cat main.go saw the edit: ${results[1]!.text}`);
+
+		// dirty.go had unsaved changes: both edits are in the buffer, the
+		// disk is untouched, and the user was told once.
+		assert.equal(dirty.text, 'package dirty // edited twice\n\n// typed by the user, then edited by Reika\n');
+		assert.equal(dirty.dirty, true);
+		assert.equal(fs.readFileSync(dirtyGo, 'utf8'), 'package dirty\n\n// on disk\n');
+		assert.deepEqual(s.warnings, [{ uri: dirty.uri, message: unsavedEditMessage('dirty.go') }]);
+		assert.ok(results[4]!.text.includes('// on disk') && !results[4]!.text.includes('Reika'), `cat dirty.go: ${results[4]!.text}`);
+		// The agent's own tools read the buffer.
+		assert.ok(results[5]!.text.includes('edited twice') && results[5]!.text.includes('then edited by Reika'), results[5]!.text);
+
+		assert.equal(await s.shutdown(), 0, 'exit code after shutdown');
+	} catch (e) {
+		skipIfUnavailable(t, e);
+	} finally {
+		session?.kill();
+		engine?.stop();
+		fs.rmSync(scratch, { recursive: true, force: true });
+	}
+});
+
+test('a turn is cancelled from the progress and by reika.cancel; a second ask meanwhile is refused', { timeout: 4 * hangGuardMs }, async (t) => {
+	const { scratch, root } = workspace();
+	const aGo = path.join(root, 'a.go');
+	fs.writeFileSync(aGo, 'package a\n');
+	let session: LspSession | undefined;
+	let engine: FakeEngine | undefined;
+	try {
+		const bin = await serverBinary(scratch);
+		engine = await startFakeEngine(scratch, ['-ctx', '16000', '-script', script('fakeengine-hold.json')]);
+		const settings = settingsFor({ baseUrl: engine.url });
+		session = new LspSession(bin, root, isolatedEnv(scratch), settings);
+		const s = session;
+		checkCapabilities(await s.initialize(initParams(root, settings)));
+		await s.waitFor('the first reika/status', () => lastStatus(s));
+		await s.open(aGo, 'go');
+
+		// The progress Cancel button: the extension cancels the request,
+		// which sends $/cancelRequest.
+		const source = new CancellationTokenSource();
+		const held = s.execute(ServerCommands.ask, [{ prompt: 'hold on, first' }], 'vscode-test-hold-1', source.token);
+		held.catch(() => undefined);
+		await s.waitFor('the held turn to start', () => s.transcript.find((e) => e.kind === 'user' && e.text === 'hold on, first'));
+
+		// Meanwhile the server answers other requests, and refuses a second turn.
+		const mid = await s.execute(ServerCommands.status, []);
+		assert.equal(mid.busy, true, JSON.stringify(mid));
+		const second = await s.execute(ServerCommands.ask, [{ prompt: 'another' }]);
+		assert.equal(second.status, 'error', JSON.stringify(second));
+		assert.match(second.message ?? '', /turn is already running/);
+
+		source.cancel();
+		await assert.rejects(held, (e: unknown) => e instanceof ResponseError && e.code === LSPErrorCodes.RequestCancelled);
+		await s.waitFor('the held progress to end', () => {
+			const p = s.progress.get('vscode-test-hold-1') ?? [];
+			return p[p.length - 1]?.kind === 'end' ? true : undefined;
+		});
+		await idle(s);
+
+		// The Cancel command: reika.cancel stops the turn, which answers
+		// cancelled.
+		const held2 = s.execute(ServerCommands.ask, [{ prompt: 'hold on, second' }], 'vscode-test-hold-2');
+		await s.waitFor('the second held turn to start', () => s.transcript.find((e) => e.kind === 'user' && e.text === 'hold on, second'));
+		assert.deepEqual(await s.execute(ServerCommands.cancel, []), { cancelled: true });
+		const r2 = await held2;
+		assert.equal(r2.status, 'cancelled', JSON.stringify(r2));
+		await idle(s);
+
+		// And the next turn runs; once it has answered, nothing is left to
+		// cancel.
+		const r3 = await s.execute(ServerCommands.ask, [{ prompt: 'say ok' }]);
+		assert.equal(r3.status, 'done', JSON.stringify(r3));
+		assert.deepEqual(await s.execute(ServerCommands.cancel, []), { cancelled: false }, 'nothing left to cancel');
+
+		assert.equal(await s.shutdown(), 0, 'exit code after shutdown');
+	} catch (e) {
+		skipIfUnavailable(t, e);
+	} finally {
+		session?.kill();
+		engine?.stop();
+		fs.rmSync(scratch, { recursive: true, force: true });
+	}
+});
+
+test('an engine that reports no window: a warning at startup and the windowless chip', { timeout: 4 * hangGuardMs }, async (t) => {
+	const { scratch, root } = workspace();
+	const big = Array.from({ length: 220 }, (_, i) => `line ${i + 1}: the quick brown fox jumps over the lazy dog`).join('\n');
+	fs.writeFileSync(path.join(root, 'big.txt'), `${big}\n`);
+	let session: LspSession | undefined;
+	let engine: FakeEngine | undefined;
+	try {
+		const bin = await serverBinary(scratch);
+		// A hosted endpoint's listing states no window, and a local host is
+		// never looked up in the catalog.
+		engine = await startFakeEngine(scratch, ['-shape', 'hosted', '-script', script('fakeengine-script.json')]);
+		const settings = settingsFor({ baseUrl: engine.url });
+		session = new LspSession(bin, root, isolatedEnv(scratch), settings);
+		const s = session;
+		checkCapabilities(await s.initialize(initParams(root, settings)));
+
+		const warning = await s.waitFor('the no-window warning', () =>
+			s.messages.find((m) => m.type === MessageType.Warning),
+		);
+		assert.match(warning.message, /^No known context window\b/);
+		assert.ok(!warning.message.includes('\n'), 'one line');
+
+		const r = await s.execute(ServerCommands.ask, [{ prompt: 'Read big.txt, then write out.txt.' }]);
+		assert.equal(r.status, 'done', JSON.stringify(r));
+		const st = await idle(s);
+		assert.equal(st.window, null);
+		assert.equal(st.shedPoint, null);
+		assert.equal(st.percent, null);
+		assert.equal(st.windowSource, 'none');
+		assert.equal(st.level, 'ok');
+		assert.ok(st.size > 0);
+		assert.equal(st.text, chipText(st));
+		assert.match(st.text, /^ctx [0-9.]+k?$/);
+		for (const x of s.statuses) {
+			assert.ok(isStartingPlaceholder(x) || x.text === chipText(x), JSON.stringify(x));
+		}
+		assert.equal(s.messages.filter((m) => m.type === MessageType.Warning).length, 1, 'the warning is not repeated');
+
+		const c = await s.execute(ServerCommands.compact, []);
+		assert.equal(c.folded, false, JSON.stringify(c));
+		assert.match(c.message, /^Nothing to fold\b/);
+		assert.ok(s.messages.some((m) => m.type === MessageType.Info && m.message === c.message), 'compact says why, as Info');
+
+		assert.equal(await s.shutdown(), 0, 'exit code after shutdown');
+	} catch (e) {
+		skipIfUnavailable(t, e);
+	} finally {
+		session?.kill();
+		engine?.stop();
+		fs.rmSync(scratch, { recursive: true, force: true });
+	}
+});
+
+// PROTOCOL.md: the status is sent "whenever busy/level/window changes", and
+// busy says a turn runs. The server leaves busy true after reika.compact
+// and reika.newSession (agent.Compact and agent.NewSession publish their
+// status while the agent still counts itself busy, and the server's final
+// status is dropped as a duplicate), so the extension's status item keeps
+// spinning until the next turn. Marked todo until the server is fixed; it
+// runs and reports, but does not fail the suite.
+test(
+	'the status is idle after compact and after a new session',
+	{ timeout: 4 * hangGuardMs, todo: 'server: busy stays true after reika.compact and reika.newSession' },
+	async (t) => {
+		const { scratch, root } = workspace();
+		const big = Array.from({ length: 220 }, (_, i) => `line ${i + 1}: the quick brown fox jumps over the lazy dog`).join('\n');
+		fs.writeFileSync(path.join(root, 'big.txt'), `${big}\n`);
+		let session: LspSession | undefined;
+		let engine: FakeEngine | undefined;
+		try {
+			const bin = await serverBinary(scratch);
+			engine = await startFakeEngine(scratch, ['-ctx', '16000', '-script', script('fakeengine-script.json')]);
+			const settings = settingsFor({ baseUrl: engine.url, approve: 'all' });
+			session = new LspSession(bin, root, isolatedEnv(scratch), settings);
+			const s = session;
+			checkCapabilities(await s.initialize(initParams(root, settings)));
+			for (const n of [1, 2, 3]) {
+				assert.equal((await s.execute(ServerCommands.ask, [{ prompt: `Read big.txt, turn ${n}.` }])).status, 'done');
+			}
+			assert.equal((await idle(s)).busy, false);
+
+			const c = await s.execute(ServerCommands.compact, []);
+			assert.equal(c.folded, true, JSON.stringify(c));
+			// The server sends its status before it answers.
+			assert.equal((await s.execute(ServerCommands.status, [])).busy, false, 'reika.status after compact');
+			assert.equal(lastStatus(s)?.busy, false, 'the last reika/status after compact');
+
+			await s.execute(ServerCommands.newSession, []);
+			assert.equal((await s.execute(ServerCommands.status, [])).busy, false, 'reika.status after a new session');
+			assert.equal(lastStatus(s)?.busy, false, 'the last reika/status after a new session');
+
+			assert.equal(await s.shutdown(), 0, 'exit code after shutdown');
+		} catch (e) {
+			skipIfUnavailable(t, e);
+		} finally {
+			session?.kill();
+			engine?.stop();
+			fs.rmSync(scratch, { recursive: true, force: true });
+		}
+	},
+);
