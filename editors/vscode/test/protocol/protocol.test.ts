@@ -607,15 +607,11 @@ test('an engine that reports no window: a warning at startup and the windowless 
 });
 
 // PROTOCOL.md: the status is sent "whenever busy/level/window changes", and
-// busy says a turn runs. The server leaves busy true after reika.compact
-// and reika.newSession (agent.Compact and agent.NewSession publish their
-// status while the agent still counts itself busy, and the server's final
-// status is dropped as a duplicate), so the extension's status item keeps
-// spinning until the next turn. Marked todo until the server is fixed; it
-// runs and reports, but does not fail the suite.
+// busy says a turn runs: after reika.compact and reika.newSession the status
+// item must stop spinning.
 test(
 	'the status is idle after compact and after a new session',
-	{ timeout: 4 * hangGuardMs, todo: 'server: busy stays true after reika.compact and reika.newSession' },
+	{ timeout: 4 * hangGuardMs },
 	async (t) => {
 		const { scratch, root } = workspace();
 		const big = Array.from({ length: 220 }, (_, i) => `line ${i + 1}: the quick brown fox jumps over the lazy dog`).join('\n');
