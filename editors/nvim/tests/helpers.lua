@@ -4,6 +4,78 @@ local H = {}
 -- Neovim runs with -u NONE: load the plugin/ file as startup would.
 vim.cmd('runtime plugin/reika.lua')
 
+-- here is the tests/ directory.
+H.here = debug.getinfo(1, 'S').source:sub(2):match('(.*)/') or '.'
+
+-- need returns the values of environment variables naming executables
+-- (tests/run.sh sets them). When one is missing the spec file is skipped,
+-- and under REIKA_TEST_STRICT=1 (CI) it fails instead.
+function H.need(t, ...)
+  local values, missing = {}, {}
+  for i, name in ipairs({ ... }) do
+    local v = os.getenv(name)
+    if v == nil or v == '' or vim.fn.executable(v) ~= 1 then
+      missing[#missing + 1] = name
+    end
+    values[i] = v
+  end
+  if #missing == 0 then
+    return unpack(values)
+  end
+  local why = 'needs '
+    .. table.concat(missing, ' and ')
+    .. ' set to executables (tests/run.sh sets them)'
+  if os.getenv('REIKA_TEST_STRICT') == '1' then
+    error(why .. '; REIKA_TEST_STRICT=1 does not allow skipping', 0)
+  end
+  t.skip_file(why)
+  return nil
+end
+
+-- fake_engine starts the standalone fake engine ($REIKA_TEST_FAKEENGINE)
+-- with the script tests/fixtures/NAME and window ctx (default 16000), and
+-- returns its base URL. With -stdin it exits when this Neovim does.
+function H.fake_engine(t, name, ctx)
+  local bin = os.getenv('REIKA_TEST_FAKEENGINE')
+  local cmd = {
+    bin,
+    '-addr',
+    '127.0.0.1:0',
+    '-ctx',
+    tostring(ctx or 16000),
+    '-script',
+    H.here .. '/fixtures/' .. name,
+    '-stdin',
+  }
+  local url, code, partial, errs = nil, nil, '', {}
+  local job = vim.fn.jobstart(cmd, {
+    on_stdout = function(_, data)
+      if url then
+        return
+      end
+      partial = partial .. data[1]
+      if #data > 1 then
+        url = partial
+      end
+    end,
+    on_stderr = function(_, data)
+      vim.list_extend(errs, data)
+    end,
+    on_exit = function(_, c)
+      code = c
+    end,
+  })
+  t.truthy(job > 0, 'the fake engine started: ' .. table.concat(cmd, ' '))
+  t.wait('the fake engine to print its URL', function()
+    return url ~= nil or code ~= nil
+  end, 30000)
+  if not url then
+    error(string.format('the fake engine exited (%s): %s', code, table.concat(errs, '\n')), 0)
+  end
+  t.matches('^http://127%.0%.0%.1:%d+/v1$', url, 'the fake engine URL')
+  return url
+end
+
 -- tmp is a directory run.sh removes afterwards.
 function H.tmpdir()
   local base = os.getenv('REIKA_TEST_TMP')
@@ -94,6 +166,16 @@ function H.transcript(root)
   return vim.api.nvim_buf_get_lines(view:buffer(), 0, -1, false)
 end
 
+function H.count_lines(lines, pattern)
+  local n = 0
+  for _, l in ipairs(lines) do
+    if l:find(pattern) then
+      n = n + 1
+    end
+  end
+  return n
+end
+
 function H.has_line(lines, pattern)
   for _, l in ipairs(lines) do
     if l:find(pattern) then
@@ -142,7 +224,8 @@ function H.code_actions(t, only, timeout)
   return out
 end
 
--- watch_status records {text, level, busy} at every User ReikaStatus.
+-- watch_status records {text, level, busy, status} at every User
+-- ReikaStatus (status: the whole reika/status object).
 function H.watch_status()
   local history = {}
   local reika = require('reika')
@@ -154,6 +237,7 @@ function H.watch_status()
         text = reika.statusline(),
         level = reika.statusline_level(),
         busy = s.busy,
+        status = vim.deepcopy(s),
       }
     end,
   })

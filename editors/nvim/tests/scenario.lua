@@ -48,6 +48,12 @@ function S.run(t, o)
   end
   t.truthy(vim.tbl_count(texts) >= 2, 'the chip text changed: ' .. vim.inspect(history))
   t.truthy(warned, 'the level reached warning: ' .. vim.inspect(history))
+  -- ... and the server said so once, as a warning.
+  local crossed = vim.tbl_filter(function(n)
+    return n.msg:find('^reika: Context at %d+%% of the shed point') ~= nil
+  end, notes)
+  t.truthy(#crossed >= 1, 'a notification on crossing 80%: ' .. vim.inspect(notes))
+  t.eq(vim.log.levels.WARN, crossed[1].level, 'the crossing is a warning')
 
   -- The transcript shows the turn.
   local lines = H.transcript(root)
@@ -66,10 +72,66 @@ function S.run(t, o)
   t.eq('source.compactContext', compact.kind)
   t.eq('reika.compact', compact.command and compact.command.command)
   t.eq(nil, compact.edit, 'no edit')
+  -- The code action runs the plugin's compact command (registered as the
+  -- client-side command reika.compact): watch its result.
+  local commands = require('reika.commands')
+  local compact_fn, compacted = commands.compact, nil
+  commands.compact = function(co)
+    co = co or {}
+    local on_done = co.on_done
+    co.on_done = function(result, err)
+      compacted = { result = result, err = err }
+      if on_done then
+        on_done(result, err)
+      end
+    end
+    return compact_fn(co)
+  end
+  local folds_before = H.count_lines(H.transcript(root), '^%[fold%] ')
+  local fold_msg = '^reika: Folded %d+ rounds? into a [%d.]+k?%-token recap$'
+  local fold_notes_before = H.count(notes, fold_msg)
+  local compact_at = #history
   vim.lsp.buf.code_action()
-  t.wait('the fold line in the transcript buffer', function()
-    return H.has_line(H.transcript(root), '^%[fold%] ') ~= nil
+  t.wait('the result of Compact context', function()
+    return compacted ~= nil
   end, o.timeout)
+  commands.compact = compact_fn
+  t.eq(nil, compacted.err, 'compact answered')
+  local res = compacted.result
+  t.eq(true, res.folded, 'compact folded: ' .. vim.inspect(res))
+  t.truthy(
+    type(res.recapTokens) == 'number' and res.recapTokens > 0,
+    'recapTokens: ' .. vim.inspect(res)
+  )
+  t.matches(fold_msg, 'reika: ' .. res.message, 'the compact message')
+  -- The server shows the same line with window/showMessage: the user sees
+  -- it once, as information.
+  t.eq(
+    fold_notes_before + 1,
+    H.count(notes, fold_msg),
+    'one fold notification: ' .. vim.inspect(notes)
+  )
+  t.eq(vim.log.levels.INFO, H.find(notes, fold_msg).level, 'the fold notification level')
+  -- The transcript shows the note, then the fold.
+  local after = H.transcript(root)
+  t.eq(
+    folds_before + 1,
+    H.count_lines(after, '^%[fold%] '),
+    'one more fold line in ' .. vim.inspect(after)
+  )
+  local last_note, last_fold
+  for i, l in ipairs(after) do
+    if l:find('^%[note%] ') then
+      last_note = i
+    elseif l:find('^%[fold%] ') then
+      last_fold = i
+    end
+  end
+  t.truthy(
+    last_note and last_fold and last_note < last_fold,
+    'the note precedes the fold in ' .. vim.inspect(after)
+  )
+  t.eq('[fold] ' .. res.message, after[last_fold], 'the fold line')
   local kinds = vim.tbl_map(function(p)
     return p.kind
   end, prompts)
@@ -83,7 +145,7 @@ function S.run(t, o)
   if o.after_compact then
     o.after_compact(t, c, history, notes)
   end
-  return { root = root, client = c, history = history, notes = notes }
+  return { root = root, client = c, history = history, notes = notes, compact_at = compact_at }
 end
 
 return S

@@ -4,6 +4,7 @@
 local approval = require('reika.approval')
 local compat = require('reika.compat')
 local config = require('reika.config')
+local edits = require('reika.edits')
 local progress = require('reika.progress')
 local protocol = require('reika.protocol')
 local status = require('reika.status')
@@ -80,6 +81,8 @@ function M.handlers()
       )
     end,
     ['window/showMessageRequest'] = approval.handler,
+    -- Neovim's handler, then save what the edit changed (reika.edits).
+    ['workspace/applyEdit'] = edits.handler(notify),
   }
 end
 

@@ -68,9 +68,16 @@ function M.format_args(args)
     local v = args[k]
     local s
     if type(v) == 'string' then
-      s = short(v, 60)
-      if s == '' or s:find('[%s"]') then
-        s = string.format('%q', s):gsub('\\\n', '\\n')
+      if v == '' or v:find('[%s"\\]') then
+        -- Quoted, with backslash escapes, each escaped once.
+        local e = v:gsub('\\', '\\\\')
+          :gsub('"', '\\"')
+          :gsub('\n', '\\n')
+          :gsub('\r', '\\r')
+          :gsub('\t', '\\t')
+        s = '"' .. short(e, 60) .. '"'
+      else
+        s = short(v, 60)
       end
     elseif type(v) == 'table' then
       s = short(vim.json.encode(v), 60)

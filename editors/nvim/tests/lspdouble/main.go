@@ -12,6 +12,8 @@
 // answer. A prompt can steer it:
 //
 //	[approve]  ask for approval (window/showMessageRequest) and record the answer as an info event
+//	[applyedit]EDIT  send workspace/applyEdit with the WorkspaceEdit EDIT (JSON, the rest of the
+//	           prompt) and record the client's answer as an info event ("applyEdit: ANSWER")
 //	[wait]     wait until the turn is cancelled ($/cancelRequest, reika.cancel)
 //	[crash]    exit with status 3 at once
 //
@@ -578,6 +580,9 @@ func (s *server) ask(ctx context.Context, prompt string, token json.RawMessage) 
 		}
 		s.emit(event{Turn: turn, Round: 1, Kind: "info", Text: "approval: " + answer})
 	}
+	if _, edit, ok := strings.Cut(prompt, "[applyedit]"); ok {
+		s.emit(event{Turn: turn, Round: 1, Kind: "info", Text: "applyEdit: " + s.applyEdit(edit)})
+	}
 	s.emit(event{Turn: turn, Round: 1, Kind: "tool_call", Tool: "read", Args: json.RawMessage(`{"path":"big.txt"}`)})
 	s.emit(event{Turn: turn, Round: 1, Kind: "tool_result", Tool: "read",
 		Text: "big.txt lines 1-400 of 400\n1\tline one\n2\tline two\n3\tline three\n4\tline four", Tokens: 9800})
@@ -593,6 +598,22 @@ func (s *server) ask(ctx context.Context, prompt string, token json.RawMessage) 
 	s.progress(token, map[string]any{"kind": "report", "message": "round 1 · read big.txt · ctx 11k/16k (88% of 13k)"})
 	s.emit(event{Turn: turn, Round: 2, Kind: "assistant", Text: "The file holds 400 numbered lines."})
 	return map[string]any{"session": s.sessionID(), "status": "done"}
+}
+
+// applyEdit sends workspace/applyEdit with edit (a WorkspaceEdit as JSON
+// text) and returns the client's answer as JSON text, or what went wrong.
+func (s *server) applyEdit(edit string) string {
+	if !json.Valid([]byte(edit)) {
+		return "not JSON: " + edit
+	}
+	resp, err := s.call("workspace/applyEdit", map[string]any{
+		"label": "Reika: write (double)",
+		"edit":  json.RawMessage(edit),
+	})
+	if err != nil {
+		return err.Error()
+	}
+	return string(resp.Result)
 }
 
 func (s *server) sessionID() string {

@@ -53,6 +53,13 @@ t.describe('transcript.format_event', function()
       )
     )
     t.eq(
+      { [[-> write content="line one\nsaid \"hi\" \\ done\n" path=a.txt]] },
+      transcript.format_event(ev('tool_call', '', {
+        tool = 'write',
+        args = { path = 'a.txt', content = 'line one\nsaid "hi" \\ done\n' },
+      }))
+    )
+    t.eq(
       { '-> grep {"pattern":"x"}' },
       transcript.format_event(ev('tool_call', '{"pattern":"x"}', { tool = 'grep' }))
     )
