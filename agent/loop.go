@@ -201,7 +201,7 @@ func (r *run) afterRound(ctx context.Context) error {
 	if last.IsRound() {
 		for _, res := range last.Results {
 			r.emit(Event{Kind: EventToolResult, Round: last.Round, Tool: res.Tool, Text: res.Shown(),
-				Tokens: m.Est.Tokens(len(res.Shown()), false)})
+				Tokens: m.Est.Tokens(len(res.Shown()), true)})
 		}
 		reply := last.Assistant
 		r.sess.log.append(record{Kind: recRound, Reply: &reply, Results: last.Results})

@@ -481,7 +481,7 @@ func (m *RepoMap) render(order []string, weights []map[uint32]float64, budget in
 	if limit <= 0 {
 		limit = math.MaxInt
 	}
-	reserve := len(moreFiles(len(order)))
+	reserve := len(moreFiles(len(order))) + 1 // and its newline
 	room := func(share int) int {
 		if budget <= 0 {
 			return math.MaxInt

@@ -1,6 +1,7 @@
 package outline
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -131,6 +132,7 @@ func TestRepoMapBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	total, _ := mapFiles(full)
 	for budget := 1; budget <= len(full)+50; budget++ {
 		out, err := m.Render(budget)
 		if err != nil {
@@ -141,6 +143,13 @@ func TestRepoMapBudget(t *testing.T) {
 		}
 		if budget >= len(full) && !strings.Contains(out, "widget/widget.go") {
 			t.Fatalf("Render(%d) lacks the top file:\n%s", budget, out)
+		}
+		// Every file is listed or counted on the last line: a map that
+		// fills its budget exactly still has room for that line.
+		if budget > len(moreFiles(100))+1 {
+			if listed, counted := mapFiles(out); listed+counted != total {
+				t.Fatalf("Render(%d) lists %d and counts %d of %d files:\n%s", budget, listed, counted, total, out)
+			}
 		}
 	}
 }
@@ -339,4 +348,19 @@ func TestRepoMapCacheFile(t *testing.T) {
 	if s := m5.Stats(); s.Cached != 0 {
 		t.Errorf("another root used this cache: %+v", s)
 	}
+}
+
+// mapFiles counts the files a rendered map lists (its unindented lines) and
+// the ones its "… N more files" line counts.
+func mapFiles(out string) (listed, counted int) {
+	for _, line := range strings.Split(out, "\n") {
+		switch {
+		case line == "" || strings.HasPrefix(line, " "):
+		case strings.HasPrefix(line, "… "):
+			fmt.Sscanf(line, "… %d more files", &counted)
+		default:
+			listed++
+		}
+	}
+	return listed, counted
 }
