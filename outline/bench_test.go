@@ -3,6 +3,7 @@
 package outline
 
 import (
+	"github.com/reika-lsp/reika-lsp/internal/goroot"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,8 +20,8 @@ import (
 // BenchmarkRepoMapWarm       the same map again, nothing changed
 // BenchmarkCtagsGOROOT       `ctags -R` over the same tree, for comparison
 
-func goroot(b *testing.B) string {
-	root := filepath.Join(runtime.GOROOT(), "src")
+func goSrc(b *testing.B) string {
+	root := filepath.Join(goroot.Dir(), "src")
 	if _, err := os.Stat(filepath.Join(root, "net", "http", "server.go")); err != nil {
 		b.Skipf("no Go source tree: %v", err)
 	}
@@ -28,7 +29,7 @@ func goroot(b *testing.B) string {
 }
 
 func BenchmarkOutlineServerGo(b *testing.B) {
-	path := filepath.Join(goroot(b), "net", "http", "server.go")
+	path := filepath.Join(goSrc(b), "net", "http", "server.go")
 	src, err := os.ReadFile(path)
 	if err != nil {
 		b.Fatal(err)
@@ -43,7 +44,7 @@ func BenchmarkOutlineServerGo(b *testing.B) {
 }
 
 func BenchmarkRepoMapCold(b *testing.B) {
-	root := goroot(b)
+	root := goSrc(b)
 	for range b.N {
 		m := NewRepoMap(root)
 		if _, err := m.Render(MapBudget(32000)); err != nil {
@@ -54,7 +55,7 @@ func BenchmarkRepoMapCold(b *testing.B) {
 }
 
 func BenchmarkRepoMapWarm(b *testing.B) {
-	root := goroot(b)
+	root := goSrc(b)
 	m := NewRepoMap(root)
 	if _, err := m.Render(MapBudget(32000)); err != nil {
 		b.Fatal(err)
@@ -83,7 +84,7 @@ func BenchmarkCtagsGOROOT(b *testing.B) {
 	if err != nil {
 		b.Skip("universal-ctags is not installed")
 	}
-	root := goroot(b)
+	root := goSrc(b)
 	for range b.N {
 		cmd := exec.Command(ctags, "-R", "--exclude=testdata", "--exclude=vendor", "--exclude=.*", "-f", os.DevNull, root)
 		if out, err := cmd.CombinedOutput(); err != nil {

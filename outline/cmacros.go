@@ -60,15 +60,15 @@ func blankCMacros(src []byte) []byte {
 		for j < len(src) && isIdentByte(src[j]) {
 			j++
 		}
-		word := string(src[i:j])
-		if (cNoiseMacros[word] || cNoiseCalls[word]) && afterDirective(src, i) {
+		word := src[i:j]
+		if (cNoiseMacros[string(word)] || cNoiseCalls[string(word)]) && afterDirective(src, i) {
 			i = j // #define __attribute__(x) defines it: keep
 			continue
 		}
 		switch {
-		case cNoiseMacros[word]:
+		case cNoiseMacros[string(word)]:
 			blank(i, j)
-		case cNoiseCalls[word]:
+		case cNoiseCalls[string(word)]:
 			end := j
 			k := j
 			for k < len(src) && (src[k] == ' ' || src[k] == '\t') {

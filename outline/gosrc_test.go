@@ -4,12 +4,12 @@ package outline
 
 import (
 	"fmt"
+	"github.com/reika-lsp/reika-lsp/internal/goroot"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -28,7 +28,7 @@ var goSrcDirs = []string{
 // (a parenthesized group as one entry with a child per spec), and the
 // imports as one entry spanning the import declarations.
 func TestGoMatchesGoParser(t *testing.T) {
-	root := filepath.Join(runtime.GOROOT(), "src")
+	root := filepath.Join(goroot.Dir(), "src")
 	if _, err := os.Stat(filepath.Join(root, "net", "http", "server.go")); err != nil {
 		t.Skipf("no Go source tree at %s: %v", root, err)
 	}

@@ -5,11 +5,11 @@ package outline
 import (
 	"bufio"
 	"fmt"
+	"github.com/reika-lsp/reika-lsp/internal/goroot"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -68,7 +68,7 @@ func loadChild(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv("OUTLINE_LOAD_FILES"))
 	var srcs []source
 	total := 0
-	root := filepath.Join(runtime.GOROOT(), "src")
+	root := filepath.Join(goroot.Dir(), "src")
 	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || len(srcs) >= n {
 			return filepath.SkipDir

@@ -76,7 +76,7 @@ func (m *RepoMap) loadCacheLocked() {
 	}
 	defer f.Close()
 	var c diskCache
-	if err := gob.NewDecoder(f).Decode(&c); err != nil || c.Version != cacheVersion || c.TreeSitter != hasTreeSitter || c.Root != m.absRoot() {
+	if err := gob.NewDecoder(f).Decode(&c); err != nil || c.Version != cacheVersion || c.TreeSitter != treeSitter() || c.Root != m.absRoot() {
 		return
 	}
 	for _, df := range c.Files {
@@ -131,3 +131,7 @@ func (m *RepoMap) absRoot() string {
 	}
 	return abs
 }
+
+// treeSitter reports whether this build parses with tree-sitter (cgo): a
+// cache written by the other kind of build is not used.
+func treeSitter() bool { return hasTreeSitter }

@@ -2,9 +2,9 @@ package main
 
 import (
 	"fmt"
+	"github.com/reika-lsp/reika-lsp/internal/goroot"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -19,7 +19,7 @@ func BenchmarkSessionRSS128k(b *testing.B) {
 	binary(b)
 	for b.Loop() {
 		var files []string
-		dir := filepath.Join(runtime.GOROOT(), "src", "net", "http")
+		dir := filepath.Join(goroot.Dir(), "src", "net", "http")
 		entries, _ := os.ReadDir(dir)
 		var mu sync.Mutex
 		reads := 0

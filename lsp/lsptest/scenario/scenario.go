@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/reika-lsp/reika-lsp/internal/goroot"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -352,7 +353,7 @@ func copyGoFiles(t testing.TB, root string, n int) []string {
 	t.Helper()
 	var out []string
 	for _, pkg := range []string{"strings", "bytes", "bufio", "sort", "strconv", "unicode/utf8", "path", "container/list", "io", "errors", "flag", "html", "log", "mime"} {
-		dir := filepath.Join(runtime.GOROOT(), "src", filepath.FromSlash(pkg))
+		dir := filepath.Join(goroot.Dir(), "src", filepath.FromSlash(pkg))
 		entries, _ := os.ReadDir(dir)
 		for _, e := range entries {
 			info, err := e.Info()
