@@ -126,6 +126,11 @@ func (a *Agent) resumeSession(info ModelInfo) (*session, error) {
 	sess := &session{id: start.Session, root: start.Root, info: info}
 	sess.m = a.newManager(h, info)
 	replay(sess.m, recs[1:])
+	if info.Window > 0 {
+		// What the engine (or the setting) says now wins over the log: the
+		// engine may have restarted with another window.
+		sess.m.Window = info.Window
+	}
 	sess.m.Restored()
 	l, err := createLog(path)
 	if err != nil {
