@@ -56,6 +56,7 @@ func (s *server) initialize(_ context.Context, raw json.RawMessage) (any, error)
 	caps := clientCaps{
 		applyEdit:          w.ApplyEdit,
 		documentChanges:    w.WorkspaceEdit.DocumentChanges,
+		createFiles:        w.WorkspaceEdit.DocumentChanges && slices.Contains(w.WorkspaceEdit.ResourceOperations, "create"),
 		workDoneProgress:   p.Capabilities.Window.WorkDoneProgress,
 		showMessageRequest: len(p.Capabilities.Window.ShowMessage) > 0 && string(p.Capabilities.Window.ShowMessage) != "null",
 	}

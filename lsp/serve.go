@@ -143,6 +143,7 @@ type server struct {
 type clientCaps struct {
 	applyEdit          bool // workspace/applyEdit
 	documentChanges    bool // versioned edits in WorkspaceEdit.documentChanges
+	createFiles        bool // CreateFile in documentChanges
 	workDoneProgress   bool // window/workDoneProgress/create
 	showMessageRequest bool // window/showMessageRequest
 }

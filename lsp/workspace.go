@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -39,11 +41,12 @@ func (w workspace) WriteFile(ctx context.Context, path string, content []byte) e
 	return nil
 }
 
-// writeFile replaces path's content. A file open in the editor is edited
-// with workspace/applyEdit when the client supports it, so the buffer and
-// its undo stay right. Any other file is written atomically on disk: an
-// edit applied to a closed file would leave it unsaved in the editor, and
-// the commands the agent runs next (a build, the tests) would not see it.
+// writeFile replaces path's content: with workspace/applyEdit when the
+// client supports it (open buffers and undo stay right), else atomically on
+// disk. A file that does not exist yet is created through the editor only
+// when the client supports CreateFile operations. The editor leaves what it
+// edited unsaved; reika's clients save it (when the user had no unsaved
+// changes there), so the commands the agent runs next see the edit.
 func (s *server) writeFile(ctx context.Context, path string, content []byte) error {
 	if !filepath.IsAbs(path) {
 		return errors.New("the path is not absolute")
@@ -51,10 +54,32 @@ func (s *server) writeFile(ctx context.Context, path string, content []byte) err
 	s.mu.Lock()
 	caps := s.caps
 	s.mu.Unlock()
-	if doc, ok := s.docs.openDoc(path); ok && caps.applyEdit {
+	if !caps.applyEdit {
+		return s.writeDisk(path, content)
+	}
+	if doc, ok := s.docs.openDoc(path); ok {
 		return s.editOpen(ctx, path, doc, content, caps)
 	}
-	return s.writeDisk(path, content)
+	old, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		edit, changed := textEdit(string(old), string(content))
+		if !changed {
+			return nil
+		}
+		if err := s.applyEdit(ctx, s.editLabel(path), docEdit(string(uri.File(path)), nil, edit, caps)); err != nil {
+			return err
+		}
+		s.docs.written(path, content, true)
+		return nil
+	case errors.Is(err, fs.ErrNotExist):
+		if !caps.createFiles {
+			return s.writeDisk(path, content)
+		}
+		return s.createViaEditor(ctx, path, content)
+	default:
+		return err
+	}
 }
 
 func (s *server) writeDisk(path string, content []byte) error {
@@ -80,6 +105,25 @@ func (s *server) editOpen(ctx context.Context, path string, doc snapshot, conten
 	if !s.docs.waitVersion(ctx, doc.key, doc.version, editConfirmWait) {
 		s.docs.written(path, content, true)
 	}
+	return nil
+}
+
+func (s *server) createViaEditor(ctx context.Context, path string, content []byte) error {
+	u := uri.File(path)
+	ignore := true
+	changes := []protocol.DocumentChange{
+		&protocol.CreateFile{Kind: "create", URI: u, Options: &protocol.CreateFileOptions{IgnoreIfExists: &ignore}},
+	}
+	if len(content) > 0 {
+		changes = append(changes, &protocol.TextDocumentEdit{
+			TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}},
+			Edits:        []protocol.TextDocumentEditElement{&protocol.TextEdit{NewText: string(content)}},
+		})
+	}
+	if err := s.applyEdit(ctx, s.editLabel(path), protocol.WorkspaceEdit{DocumentChanges: changes}); err != nil {
+		return err
+	}
+	s.docs.written(path, content, true)
 	return nil
 }
 

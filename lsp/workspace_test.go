@@ -206,31 +206,32 @@ func TestWriteFileThroughTheEditor(t *testing.T) {
 		}
 	}
 
-	// A file the editor does not have open goes to disk, atomically: an
-	// edit applied to a closed file would stay unsaved in the editor, out of
-	// sight of the commands the agent runs next.
+	// A file the editor does not have open: an unversioned edit; reads see
+	// it until the file changes on disk.
 	closed := filepath.Join(h.root, "closed.go")
 	os.WriteFile(closed, []byte("one\ntwo\n"), 0o644)
+	ed.texts["file://"+closed] = "one\ntwo\n"
 	if err := ws.WriteFile(h.ctx, closed, []byte("one\n2\n")); err != nil {
 		t.Fatalf("WriteFile of a closed file: %v", err)
 	}
-	if len(ed.edits) != 1 {
-		t.Errorf("writing a closed file sent %d edits to the editor", len(ed.edits)-1)
-	}
-	if disk, _ := os.ReadFile(closed); string(disk) != "one\n2\n" {
-		t.Errorf("closed file on disk = %q", disk)
+	if !strings.Contains(string(ed.edits[1]), `"version":null`) {
+		t.Errorf("edit of a closed file = %s", ed.edits[1])
 	}
 	if got, _ := ws.ReadFile(closed); string(got) != "one\n2\n" {
 		t.Errorf("read after writing a closed file = %q", got)
 	}
+	os.WriteFile(closed, []byte("saved by someone else, longer"), 0o644)
+	if got, _ := ws.ReadFile(closed); string(got) != "saved by someone else, longer" {
+		t.Errorf("read after the disk changed = %q", got)
+	}
 
-	// So does a new file, parent directories included.
+	// A new file: CreateFile, then its text.
 	fresh := filepath.Join(h.root, "dir", "new.go")
 	if err := ws.WriteFile(h.ctx, fresh, []byte("new\n")); err != nil {
 		t.Fatalf("WriteFile of a new file: %v", err)
 	}
-	if disk, _ := os.ReadFile(fresh); string(disk) != "new\n" || len(ed.edits) != 1 {
-		t.Errorf("new file: disk %q, %d edits", disk, len(ed.edits))
+	if e := string(ed.edits[2]); !strings.Contains(e, `{"kind":"create","uri":"file://`+fresh+`"`) || !strings.Contains(e, `"newText":"new\n"`) {
+		t.Errorf("edit creating a file = %s", e)
 	}
 
 	// Writing what is already there sends nothing.
@@ -262,8 +263,6 @@ func TestWriteFileWithChangesOnly(t *testing.T) {
 	ws := h.agent().opts.Workspace
 	path := filepath.Join(h.root, "a.txt")
 	os.WriteFile(path, []byte("a"), 0o644)
-	openDoc(h, path, "a", 1)
-	h.sync()
 	if err := ws.WriteFile(h.ctx, path, []byte("b")); err != nil {
 		t.Fatal(err)
 	}

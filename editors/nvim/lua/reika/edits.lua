@@ -1,6 +1,6 @@
--- workspace/applyEdit from reika-lsp. The server edits files open in the
--- editor through it (label "Reika: write PATH") and writes other files to
--- disk itself. Neovim's handler leaves an edited buffer modified and
+-- workspace/applyEdit from reika-lsp. The server changes files through it
+-- (label "Reika: write PATH"), loading those not open into buffers. Neovim's
+-- handler leaves an edited buffer modified and
 -- unsaved, so the commands the agent runs next (a build, the tests) would
 -- not see the edit: after it applies, each document the edit changed is
 -- saved when it had no unsaved changes before. One that had is left

@@ -54,8 +54,14 @@ t.it('saves the open files the agent edits and leaves unsaved work alone', funct
   t.eq(nil, asked.err)
   t.eq('done', asked.result.status, vim.inspect(asked.result))
 
-  -- Only the open files went through workspace/applyEdit.
-  t.eq({ 'Reika: write saved.txt', 'Reika: write dirty.txt', 'Reika: write dirty.txt' }, labels)
+  -- Every write went through workspace/applyEdit (PROTOCOL.md: file
+  -- changes go through the editor when it can apply edits).
+  t.eq({
+    'Reika: write saved.txt',
+    'Reika: write dirty.txt',
+    'Reika: write dirty.txt',
+    'Reika: write closed.txt',
+  }, labels)
   t.eq(5, #prompts, 'an approval for each edit, the command and the write')
   t.eq({ 'Allow', 'Allow for this session', 'Deny' }, prompts[1].labels)
 
@@ -86,9 +92,12 @@ t.it('saves the open files the agent edits and leaves unsaved work alone', funct
   t.matches('^reika: the agent edited .*dirty%.txt, which has unsaved changes', told[1].msg)
   t.eq(vim.log.levels.WARN, told[1].level)
 
-  -- closed.txt was not open: the server wrote it, no buffer was made.
+  -- closed.txt was not open: the edit loaded it into a buffer, and the
+  -- plugin saved it, as it had no unsaved changes.
   t.eq({ 'written by the agent' }, vim.fn.readfile(root .. '/closed.txt'))
-  t.eq(-1, vim.fn.bufnr(root .. '/closed.txt'), 'no buffer for closed.txt')
+  local closed = vim.fn.bufnr(root .. '/closed.txt')
+  t.truthy(closed ~= -1, 'the edit loaded closed.txt')
+  t.eq(false, vim.bo[closed].modified, 'closed.txt is saved')
 
   local errors = vim.tbl_filter(function(n)
     return n.level == vim.log.levels.ERROR

@@ -20,6 +20,7 @@ import {
 	ApplyWorkspaceEditResult,
 	CancellationToken,
 	ConfigurationRequest,
+	CreateFile,
 	DidChangeTextDocumentNotification,
 	DidChangeTextDocumentParams,
 	DidOpenTextDocumentNotification,
@@ -220,6 +221,8 @@ export class LspSession {
 	readonly logs: string[] = [];
 	/** The edits the server asked the editor to apply. */
 	readonly applyEdits: ApplyWorkspaceEditParams[] = [];
+	/** Files a workspace edit loaded because they were not open. */
+	readonly loaded: string[] = [];
 	/** What the extension told the user about edited documents. */
 	readonly warnings: { uri: string; message: string }[] = [];
 	/** Documents saved after an edit, in order. */
@@ -420,16 +423,28 @@ export class LspSession {
 	}
 
 	/** The editor's own application of an edit (the languageclient's, in
-	 * VS Code): versions checked, open buffers changed, didChange sent. */
+	 * VS Code): versions checked, open buffers changed, didChange sent. As
+	 * in VS Code, a file that is not open is loaded into a (hidden) document
+	 * first, and CreateFile makes a new, empty one; both are opened to the
+	 * server with didOpen. */
 	private async applyToBuffers(p: ApplyWorkspaceEditParams): Promise<ApplyWorkspaceEditResult> {
 		const edits: { doc: OpenDocument; edits: TextEdit[] }[] = [];
 		for (const change of p.edit.documentChanges ?? []) {
+			if (CreateFile.is(change)) {
+				const file = fileURLToPath(change.uri);
+				if (!fs.existsSync(file) || !change.options?.ignoreIfExists) {
+					fs.mkdirSync(path.dirname(file), { recursive: true });
+					fs.writeFileSync(file, '');
+				}
+				await this.load(change.uri);
+				continue;
+			}
 			if (!TextDocumentEdit.is(change)) {
 				return { applied: false, failureReason: `the test editor does not do ${JSON.stringify(change)}` };
 			}
-			const doc = this.docs.get(change.textDocument.uri);
+			const doc = this.docs.get(change.textDocument.uri) ?? (await this.load(change.textDocument.uri));
 			if (doc === undefined) {
-				return { applied: false, failureReason: `${change.textDocument.uri} is not open in the test editor` };
+				return { applied: false, failureReason: `${change.textDocument.uri} does not exist` };
 			}
 			if (change.textDocument.version !== null && change.textDocument.version !== doc.version) {
 				return { applied: false, failureReason: `version ${change.textDocument.version} of ${doc.uri}, open at ${doc.version}` };
@@ -441,9 +456,9 @@ export class LspSession {
 			edits.push({ doc, edits: plain });
 		}
 		for (const [uri, list] of Object.entries(p.edit.changes ?? {})) {
-			const doc = this.docs.get(uri);
+			const doc = this.docs.get(uri) ?? (await this.load(uri));
 			if (doc === undefined) {
-				return { applied: false, failureReason: `${uri} is not open in the test editor` };
+				return { applied: false, failureReason: `${uri} does not exist` };
 			}
 			edits.push({ doc, edits: list });
 		}
@@ -463,6 +478,20 @@ export class LspSession {
 			await this.conn.sendNotification(DidChangeTextDocumentNotification.type, change);
 		}
 		return { applied: true };
+	}
+
+	/** Loads a file that is not open into a document, as VS Code does for
+	 * a workspace edit, and opens it to the server; undefined when there is
+	 * no such file. */
+	private async load(uri: string): Promise<OpenDocument | undefined> {
+		const file = fileURLToPath(uri);
+		if (!fs.existsSync(file)) {
+			return undefined;
+		}
+		const ext = path.extname(file).slice(1);
+		const doc = await this.open(file, ext === 'go' ? 'go' : 'plaintext');
+		this.loaded.push(uri);
+		return doc;
 	}
 
 	/** The editor side of SaveAfterEdit: buffers saved to disk with didSave. */

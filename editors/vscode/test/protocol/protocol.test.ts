@@ -89,7 +89,7 @@ function initParams(root: string, settings: ServerSettingsObject): InitializePar
 				configuration: true,
 				workspaceFolders: true,
 				applyEdit: true,
-				workspaceEdit: { documentChanges: true },
+				workspaceEdit: { documentChanges: true, resourceOperations: ['create', 'rename', 'delete'] },
 			},
 			textDocument: {
 				synchronization: { dynamicRegistration: true, didSave: true, willSave: true, willSaveWaitUntil: true },
@@ -264,8 +264,8 @@ test('ask, status, code action and compact against the fake engine', { timeout: 
 		assert.equal(rendered.render().split('Done: read big.txt and wrote out.txt.').length, 2, rendered.render());
 
 		// Approval: window/showMessageRequest with the three actions; we
-		// allowed for the session, so out.txt was written. It is not open,
-		// so the server wrote it to disk without workspace/applyEdit.
+		// allowed for the session, so out.txt was written: a new file,
+		// created through the editor (CreateFile) and saved by the extension.
 		const prompt = s.prompts[0];
 		assert.ok(prompt !== undefined, 'no approval prompt for write');
 		assert.deepEqual(
@@ -274,7 +274,10 @@ test('ask, status, code action and compact against the fake engine', { timeout: 
 		);
 		assert.ok(prompt.message.includes('out.txt'), prompt.message);
 		assert.equal(fs.readFileSync(path.join(root, 'out.txt'), 'utf8'), 'hello from the fake engine\n');
-		assert.deepEqual(s.applyEdits, [], 'no applyEdit for a file the editor has not open');
+		assert.deepEqual(s.applyEdits.map((p) => p.label), ['Reika: write out.txt']);
+		const outUri = pathToFileURL(path.join(root, 'out.txt')).href;
+		assert.deepEqual(s.loaded, [outUri], 'the edit created out.txt in the editor');
+		assert.deepEqual(s.saved, [outUri], 'the extension saved the new file');
 
 		// Progress on our token: begin (cancellable) before any report, a
 		// report per round, then end.
@@ -452,13 +455,16 @@ test('the agent edits open files through the editor, which saves them unless the
 			JSON.stringify(results.map((e) => [e.tool, e.text])),
 		);
 
-		// Open files are edited with workspace/applyEdit, one labelled edit
-		// per write; closed.txt is not open and went straight to disk.
+		// Every write is a workspace/applyEdit, one labelled edit per write;
+		// closed.txt did not exist: the edit created it in the editor, and the
+		// extension saved it.
 		assert.deepEqual(
 			s.applyEdits.map((p) => p.label),
-			['Reika: write main.go', 'Reika: write dirty.go', 'Reika: write dirty.go'],
+			['Reika: write main.go', 'Reika: write dirty.go', 'Reika: write dirty.go', 'Reika: write closed.txt'],
 		);
 		assert.equal(fs.readFileSync(closedTxt, 'utf8'), 'written to disk\n');
+		const closedUri = pathToFileURL(closedTxt).href;
+		assert.deepEqual(s.loaded, [closedUri]);
 
 		// main.go had no unsaved changes: saved after the edit, before the
 		// server heard it applied, so the command the agent ran next (cat)
@@ -467,7 +473,7 @@ test('the agent edits open files through the editor, which saves them unless the
 		assert.equal(main.text, newMain);
 		assert.equal(main.dirty, false);
 		assert.equal(fs.readFileSync(mainGo, 'utf8'), newMain);
-		assert.deepEqual(s.saved, [main.uri]);
+		assert.deepEqual(s.saved, [main.uri, closedUri]);
 		assert.ok(results[1]!.text.includes('hello from Reika'), `cat main.go saw the edit: ${results[1]!.text}`);
 
 		// dirty.go had unsaved changes: both edits are in the buffer, the
