@@ -73,14 +73,8 @@ func (e *Estimator) Learn(promptTokens, requestChars int) {
 	e.Samples++
 }
 
-// MarkSent records that a request carried these messages, so later requests
-// price them with the learned ratio.
-func (e *Estimator) MarkSent(msgs []Message) {
-	for i := range msgs {
-		e.mark(msgs[i])
-	}
-}
-
+// mark records that a request carried m, so later requests price it with
+// the learned ratio.
 func (e *Estimator) mark(m Message) {
 	if e.seen == nil {
 		e.seen = make(map[uint64]struct{})
