@@ -27,6 +27,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/reika-lsp/reika-lsp/agent"
 	"io"
 	"net/textproto"
 	"os"
@@ -59,31 +60,11 @@ type rpcError struct {
 	Message string `json:"message"`
 }
 
-type event struct {
-	Session string          `json:"session"`
-	Turn    int             `json:"turn"`
-	Round   int             `json:"round"`
-	Kind    string          `json:"kind"`
-	Text    string          `json:"text"`
-	Delta   bool            `json:"delta"`
-	Tool    string          `json:"tool,omitempty"`
-	Args    json.RawMessage `json:"args,omitempty"`
-	Tokens  int             `json:"tokens,omitempty"`
-}
-
-type status struct {
-	Text         string `json:"text"`
-	Tooltip      string `json:"tooltip"`
-	Level        string `json:"level"`
-	Busy         bool   `json:"busy"`
-	Size         int    `json:"size"`
-	Window       *int   `json:"window"`
-	ShedPoint    *int   `json:"shedPoint"`
-	Percent      *int   `json:"percent"`
-	WindowSource string `json:"windowSource"`
-	Model        string `json:"model"`
-	Session      string `json:"session"`
-}
+// The double sends the server's own shapes (agent/api.go).
+type (
+	event  = agent.Event
+	status = agent.Status
+)
 
 const (
 	window    = 16000
