@@ -357,13 +357,16 @@ function M.execute(client, command, arguments, cb, o)
   end)
 end
 
--- update_settings sends new settings to every running client.
+-- update_settings sends new settings to every running client. Neovim
+-- answers workspace/configuration from client.config.settings before 0.10
+-- and from client.settings since: both are set.
 function M.update_settings()
   local settings = config.settings_payload(opts().settings)
   for id in pairs(M.roots) do
     local c = live(id)
     if c then
       c.config.settings = { [protocol.settings_section] = settings }
+      c.settings = { [protocol.settings_section] = settings }
       if c.initialized then
         compat.notify(c, 'workspace/didChangeConfiguration', {
           settings = { [protocol.settings_section] = settings },
