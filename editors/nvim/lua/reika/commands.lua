@@ -27,6 +27,15 @@ local function error_text(err)
   return tostring(err)
 end
 
+-- failed tells the user that a request failed, unless the server stopped
+-- under it (client.on_exit said so already).
+local function failed(what, err)
+  if type(err) == 'table' and err.stopped then
+    return
+  end
+  notify(what .. ' failed: ' .. error_text(err), levels.ERROR)
+end
+
 -- ask sends a prompt. o: prompt (asked for with vim.ui.input when empty),
 -- bufnr, selection = {mode, start, finish} (see util.selection_range),
 -- on_done(result) called with the reika.ask result (or nil on error).
@@ -66,7 +75,7 @@ function M.ask(o)
       end
       client.execute(c, protocol.command.ask, { arg }, function(err, result)
         if err then
-          notify('ask failed: ' .. error_text(err), levels.ERROR)
+          failed('ask', err)
         elseif type(result) == 'table' then
           if result.status == protocol.ask_status.error then
             notify(tostring(result.message or 'the turn failed'), levels.ERROR)
@@ -95,7 +104,7 @@ function M.compact(o)
     local seq = client.message_seq
     client.execute(c, protocol.command.compact, {}, function(err, result)
       if err then
-        notify('compact failed: ' .. error_text(err), levels.ERROR)
+        failed('compact', err)
       elseif type(result) == 'table' and type(result.message) == 'string' then
         -- The server usually says the same with window/showMessage.
         if not client.shown_since(c.id, seq, result.message) then
@@ -127,7 +136,7 @@ function M.cancel(o)
   end
   client.execute(c, protocol.command.cancel, {}, function(err, result)
     if err then
-      notify('cancel failed: ' .. error_text(err), levels.ERROR)
+      failed('cancel', err)
     elseif type(result) == 'table' and result.cancelled == false then
       notify('no turn is running', levels.INFO)
     end
@@ -148,7 +157,7 @@ function M.save(o)
   with_client(o.bufnr, function(c)
     client.execute(c, protocol.command.save, { arg }, function(err, result)
       if err then
-        notify('save failed: ' .. error_text(err), levels.ERROR)
+        failed('save', err)
       elseif type(result) == 'table' and result.path then
         notify('saved the conversation to ' .. tostring(result.path), levels.INFO)
       end
@@ -165,7 +174,7 @@ function M.new_session(o)
   with_client(o.bufnr, function(c)
     client.execute(c, protocol.command.new_session, {}, function(err, result)
       if err then
-        notify('new session failed: ' .. error_text(err), levels.ERROR)
+        failed('new session', err)
       elseif type(result) == 'table' and result.session then
         notify('new session ' .. tostring(result.session), levels.INFO)
       end
@@ -192,7 +201,7 @@ function M.show_status(o)
   with_client(o.bufnr, function(c)
     client.execute(c, protocol.command.status, {}, function(err, result)
       if err then
-        notify('status failed: ' .. error_text(err), levels.ERROR)
+        failed('status', err)
         return
       end
       if type(result) == 'table' then

@@ -73,7 +73,7 @@ end
 
 local function current_status()
   local ok, bufnr = pcall(vim.api.nvim_get_current_buf)
-  return status.get(ok and client.attached(bufnr) or nil)
+  return status.get(ok and client.status_ids(bufnr) or nil)
 end
 
 -- status returns the last reika/status object (of the current buffer's

@@ -283,6 +283,11 @@ t.describe('server messages', function()
       return reika.statusline() == 'reika-lsp stopped'
     end)
     t.eq('error', reika.statusline_level())
+    t.truthy(
+      H.find(notes, '^reika: reika%-lsp stopped %(exited with code 3%)', levels.ERROR),
+      vim.inspect(notes)
+    )
+    t.falsy(H.find(notes, 'ask failed'), 'one message, not one more for the ask')
   end)
 
   t.it('does not restart a failed server on every buffer switch, but a command does', function()

@@ -77,18 +77,45 @@ t.describe('statusline', function()
     t.eq(1, refreshed)
   end)
 
-  t.it('drops a status when its server exits cleanly, and shows a crash', function()
-    status.by_client = {}
-    status.last_client = nil
-    feed(5, { text = 'ctx 1k', level = 'ok' })
-    client.roots[5] = '/tmp'
-    client.on_exit(5, 0, 0)
-    t.eq('', reika.statusline())
-    feed(6, { text = 'ctx 1k', level = 'ok' })
-    client.roots[6] = '/tmp'
-    client.on_exit(6, 2, 0)
-    t.eq('reika-lsp stopped', reika.statusline())
-    t.eq('error', reika.statusline_level())
+  t.it('drops a status when a stop was asked for, even one that ends by SIGTERM', function()
+    for _, exit in ipairs({ { 0, 0 }, { 0, 15 }, { 1, 0 } }) do
+      status.by_client = {}
+      status.last_client = nil
+      feed(5, { text = 'ctx 1k', level = 'ok' })
+      client.roots[5] = '/tmp'
+      client.stopping[5] = true
+      client.on_exit(5, exit[1], exit[2])
+      t.eq('', reika.statusline(), vim.inspect(exit))
+      t.eq(nil, client.stopping[5])
+    end
+  end)
+
+  t.it('shows any exit that was not asked for, by a signal or with a code', function()
+    local notes = {}
+    local real_notify = vim.notify
+    vim.notify = function(msg, level)
+      notes[#notes + 1] = { msg = msg, level = level }
+    end
+    local cases = {
+      { 0, 9, 'killed by SIGKILL %(signal 9%)' },
+      { 0, 15, 'killed by SIGTERM %(signal 15%)' },
+      { 2, 0, 'exited with code 2' },
+      { 0, 0, 'exited with code 0' },
+    }
+    for i, case in ipairs(cases) do
+      local id = 10 + i
+      feed(id, { text = 'ctx 1k', level = 'ok', busy = true })
+      client.roots[id] = '/tmp/w' .. i
+      client.on_exit(id, case[1], case[2])
+      t.eq('reika-lsp stopped', reika.statusline(), vim.inspect(case))
+      t.eq('error', reika.statusline_level())
+      t.eq(false, reika.status().busy)
+      t.matches(case[3], reika.status().tooltip)
+      t.matches('^reika: reika%-lsp stopped %(' .. case[3] .. '%); the next :Reika', notes[i].msg)
+      t.eq(vim.log.levels.ERROR, notes[i].level)
+      t.eq(true, client.failed['/tmp/w' .. i], 'no autostart')
+    end
+    vim.notify = real_notify
   end)
 end)
 
