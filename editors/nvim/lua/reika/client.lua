@@ -7,6 +7,7 @@ local config = require('reika.config')
 local edits = require('reika.edits')
 local progress = require('reika.progress')
 local protocol = require('reika.protocol')
+local spinner = require('reika.spinner')
 local status = require('reika.status')
 local transcript_buffer = require('reika.transcript_buffer')
 local util = require('reika.util')
@@ -28,6 +29,7 @@ M.opts = nil -- the options in force (set by reika.setup, or defaults)
 local function opts()
   if not M.opts then
     M.opts = assert(config.resolve({}))
+    spinner.set_frames(M.opts.spinner)
     status.define_highlights()
   end
   return M.opts

@@ -104,15 +104,27 @@ function M.health()
   return h
 end
 
--- get_hl returns {fg, bg, ctermfg, ctermbg} of a highlight group, links
--- followed.
+-- get_hl returns the colours and the attributes that decide where they
+-- show of a highlight group, links followed: { fg, bg, reverse, bold }
+-- for the GUI (and 'termguicolors'), { ctermfg, ctermbg, cterm_reverse,
+-- cterm_bold } for the terminal's palette. Missing ones are nil.
 function M.get_hl(name)
   if vim.api.nvim_get_hl then
     local ok, h = pcall(vim.api.nvim_get_hl, 0, { name = name, link = false })
-    if ok and h then
-      return { fg = h.fg, bg = h.bg, ctermfg = h.ctermfg, ctermbg = h.ctermbg }
+    if not ok or not h then
+      return {}
     end
-    return {}
+    local cterm = h.cterm or {}
+    return {
+      fg = h.fg,
+      bg = h.bg,
+      reverse = h.reverse or nil,
+      bold = h.bold or nil,
+      ctermfg = h.ctermfg,
+      ctermbg = h.ctermbg,
+      cterm_reverse = cterm.reverse or nil,
+      cterm_bold = cterm.bold or nil,
+    }
   end
   local ok, rgb = pcall(vim.api.nvim_get_hl_by_name, name, true)
   local ok2, cterm = pcall(vim.api.nvim_get_hl_by_name, name, false)
@@ -121,8 +133,12 @@ function M.get_hl(name)
   return {
     fg = rgb.foreground,
     bg = rgb.background,
+    reverse = rgb.reverse or nil,
+    bold = rgb.bold or nil,
     ctermfg = cterm.foreground,
     ctermbg = cterm.background,
+    cterm_reverse = cterm.reverse or nil,
+    cterm_bold = cterm.bold or nil,
   }
 end
 

@@ -37,17 +37,46 @@ t.describe('format chip and level', function()
     t.eq('ctx 16k/24k (81% of 20k)', format.chip(warn))
     t.eq('ctx 16k', format.chip({ text = 'ctx 16k', level = 'ok', window = vim.NIL }))
   end)
-  t.it('maps levels to highlight groups', function()
+  t.it('maps levels to highlight groups, for the current window and the others', function()
     t.eq('ReikaStatus', format.hl_group({ text = 'x', level = 'ok' }))
     t.eq('ReikaStatusWarn', format.hl_group(warn))
     t.eq('ReikaStatusError', format.hl_group({ text = 'x', level = 'error' }))
+    t.eq('ReikaStatusNC', format.hl_group({ text = 'x', level = 'ok' }, true))
+    t.eq('ReikaStatusWarnNC', format.hl_group(warn, true))
+    t.eq('ReikaStatusErrorNC', format.hl_group({ text = 'x', level = 'error' }, true))
   end)
   t.it('treats an unknown level as ok', function()
     t.eq('ok', format.level({ text = 'x', level = 'purple' }))
     t.eq('ReikaStatus', format.hl_group({ text = 'x' }))
   end)
   t.it('escapes % in the statusline item', function()
-    t.eq('%#ReikaStatusWarn#ctx 16k/24k (81%% of 20k)%*', format.statusline_item(warn))
+    t.eq(
+      '%#ReikaStatusWarn#ctx 16k/24k (81%% of 20k)%*',
+      format.statusline_item(warn, format.chip(warn))
+    )
+    t.eq(
+      '%#ReikaStatusWarnNC#ctx 16k/24k (81%% of 20k)%*',
+      format.statusline_item(warn, format.chip(warn), true)
+    )
+    t.eq('', format.statusline_item(warn, ''))
+  end)
+  t.it('puts the busy sign before the chip while a turn runs', function()
+    local busy = { text = 'ctx 3.1k/24k (16% of 20k)', level = 'ok', busy = true }
+    t.eq('⠋ ctx 3.1k/24k (16% of 20k)', format.busy_chip(busy, '⠋'))
+    busy.busy = false
+    t.eq('ctx 3.1k/24k (16% of 20k)', format.busy_chip(busy, '⠋'))
+    t.eq('', format.busy_chip(nil, '⠋'), 'nothing before the first status')
+  end)
+end)
+
+t.describe('format.without_chip', function()
+  t.it("drops the chip the server ends a round's report with", function()
+    t.eq(
+      'round 7 · read main.go',
+      format.without_chip('round 7 · read main.go · ctx 3.1k/24k (16% of 20k)')
+    )
+    t.eq('round 2 · read ctx · ctx.go', format.without_chip('round 2 · read ctx · ctx.go · ctx 16k'))
+    t.eq('fix the ctx bug', format.without_chip('fix the ctx bug'), 'a prompt is kept')
   end)
 end)
 
@@ -64,6 +93,14 @@ t.describe('format.progress_text', function()
       )
     )
     t.eq('Reika', format.progress_text({ x = { title = 'Reika', message = '' } }))
+  end)
+  t.it('never repeats the chip', function()
+    t.eq(
+      'Reika: round 7 · read main.go',
+      format.progress_text({
+        tok = { title = 'Reika', message = 'round 7 · read main.go · ctx 3.1k/24k (16% of 20k)' },
+      })
+    )
   end)
   t.it('joins several in token order', function()
     t.eq(
