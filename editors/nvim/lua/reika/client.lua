@@ -5,6 +5,7 @@ local approval = require('reika.approval')
 local compat = require('reika.compat')
 local config = require('reika.config')
 local edits = require('reika.edits')
+local format = require('reika.format')
 local progress = require('reika.progress')
 local protocol = require('reika.protocol')
 local spinner = require('reika.spinner')
@@ -52,8 +53,10 @@ function M.view(root)
   return v
 end
 
+-- notify shows a message, with the user commands where it names the
+-- server's (the server's own messages name reika.cancel and the like).
 local function notify(msg, level)
-  vim.notify('reika: ' .. msg, level or vim.log.levels.INFO)
+  vim.notify('reika: ' .. format.user_words(msg), level or vim.log.levels.INFO)
 end
 M.notify = notify
 

@@ -1,5 +1,6 @@
 -- The agent commands (:ReikaAsk, :ReikaCompact, ...) and their Lua API.
 local client = require('reika.client')
+local format = require('reika.format')
 local protocol = require('reika.protocol')
 local status = require('reika.status')
 local util = require('reika.util')
@@ -91,9 +92,16 @@ function M.ask(o)
   end
   if o.prompt and not o.prompt:match('^%s*$') then
     send(o.prompt)
-  else
-    vim.ui.input({ prompt = 'Ask reika: ' }, send)
+    return
   end
+  local label = 'Ask reika: '
+  local path = o.selection and util.buf_path(bufnr)
+  if path then
+    local name = vim.fn.fnamemodify(path, ':~:.')
+    local where = format.selection_label(name, o.selection.start[1], o.selection.finish[1])
+    label = 'Ask reika about ' .. where .. ': '
+  end
+  vim.ui.input({ prompt = label }, send)
 end
 
 -- compact runs "Compact context". o: client_id (the code action's client),

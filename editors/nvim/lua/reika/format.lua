@@ -125,6 +125,39 @@ function M.progress_text(entries)
   return table.concat(parts, ', ')
 end
 
+-- The user commands of the protocol's commands (plugin/reika.lua).
+M.user_commands = {
+  [protocol.command.ask] = ':ReikaAsk',
+  [protocol.command.compact] = ':ReikaCompact',
+  [protocol.command.cancel] = ':ReikaCancel',
+  [protocol.command.status] = ':ReikaStatus',
+  [protocol.command.save] = ':ReikaSave',
+  [protocol.command.new_session] = ':ReikaNew',
+}
+
+-- user_words names the user commands where a message from the server
+-- names protocol commands ("cancel it (reika.cancel)" -> "cancel it
+-- (:ReikaCancel)").
+function M.user_words(message)
+  return (
+    message:gsub('%f[%w.]reika%.(%a+)%f[^%w]', function(name)
+      return M.user_commands['reika.' .. name]
+    end)
+  )
+end
+
+-- selection_label names a selection for the prompt: "main.go line 3",
+-- "main.go lines 3-7" (rows 1-based, either order).
+function M.selection_label(name, first, last)
+  if last < first then
+    first, last = last, first
+  end
+  if first == last then
+    return string.format('%s line %d', name, first)
+  end
+  return string.format('%s lines %d-%d', name, first, last)
+end
+
 -- first_line returns the first line of s and how many lines follow it.
 function M.first_line(s)
   s = s or ''

@@ -113,10 +113,13 @@ t.describe('ask', function()
       return reika.progress() ~= ''
     end)
     t.eq('Reika: wait for me [wait]', reika.progress())
-    -- A second ask while one runs is refused with the server's message.
+    -- A second ask while one runs is refused with the server's message,
+    -- which names the user command rather than the protocol's.
     local second = ask('another')
     t.eq('error', second.status)
-    t.truthy(H.find(notes, 'a turn is running', levels.ERROR), 'refusal shown')
+    local refusal = H.find(notes, 'a turn is already running', levels.ERROR)
+    t.truthy(refusal, 'refusal shown')
+    t.matches('cancel it %(:ReikaCancel%)$', refusal.msg)
     vim.cmd('ReikaCancel')
     t.wait('the turn to end', function()
       return done
@@ -165,6 +168,29 @@ t.describe('ask', function()
       vim.inspect(H.transcript(root))
     )
     t.truthy(H.has_line(H.transcript(root), '^> explain this$'))
+  end)
+
+  t.it('says in the prompt which selection is attached', function()
+    local root = fresh()
+    local cwd = vim.fn.getcwd()
+    vim.cmd('cd ' .. vim.fn.fnameescape(root))
+    local real_input = vim.ui.input
+    local prompts = {}
+    vim.ui.input = function(opts, on_confirm)
+      prompts[#prompts + 1] = opts.prompt
+      on_confirm('what is this?')
+    end
+    vim.api.nvim_win_set_cursor(0, { 1, 0 })
+    vim.cmd('normal! Vj')
+    vim.cmd('normal! \27')
+    vim.cmd("'<,'>ReikaAsk")
+    vim.cmd('2ReikaAsk')
+    vim.ui.input = real_input
+    vim.cmd('cd ' .. vim.fn.fnameescape(cwd))
+    t.eq({ 'Ask reika about main.txt lines 1-2: ', 'Ask reika about main.txt line 2: ' }, prompts)
+    t.wait('the selection in the transcript', function()
+      return H.has_line(H.transcript(root), '^> %[selection main.txt 0:0%-1:11%]$') ~= nil
+    end)
   end)
 
   t.it('asks for the prompt with vim.ui.input when none is given', function()
@@ -328,5 +354,16 @@ t.describe(':checkhealth reika', function()
     t.matches('engine: reachable, model double%-model', text)
     t.matches('context window: 16000 %(from setting%)', text)
     t.falsy(text:find('ERROR'), text)
+    t.falsy(text:find('WARNING'), text)
+  end)
+
+  t.it("checks the server of the buffer it ran from, and warns past 80% of the shed point", function()
+    local root, c = fresh()
+    ask('fill the window')
+    vim.cmd('checkhealth reika')
+    local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+    t.matches('server running for ' .. vim.pesc(root) .. ' %(client ' .. c.id .. '%)', text)
+    t.matches('WARNING:? status: ctx [%d.]+k/16k %(88%% of 13k%)', text)
+    t.matches(':ReikaCompact', text)
   end)
 end)

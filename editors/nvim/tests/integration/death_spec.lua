@@ -83,6 +83,22 @@ local function died(name, signum)
     t.wait('the held turn to start', function()
       return H.status(c).busy == true
     end)
+    -- Asking again meanwhile is refused in words that name no protocol
+    -- command (the server's message says reika.cancel).
+    local second
+    reika.ask({
+      prompt = 'another',
+      on_done = function(r)
+        second = r
+      end,
+    })
+    t.wait('the refusal', function()
+      return second ~= nil
+    end)
+    t.eq('error', second.status)
+    local refusal = H.find(notes, 'running', levels.ERROR)
+    t.truthy(refusal, 'the refusal shown: ' .. vim.inspect(notes))
+    t.falsy(refusal.msg:find('reika%.%a'), 'no protocol command in ' .. refusal.msg)
     local pid = H.server_pid(t, c)
     t.eq(0, (vim.loop.kill(pid, signum)), 'kill ' .. pid)
 

@@ -112,6 +112,29 @@ t.describe('format.progress_text', function()
   end)
 end)
 
+t.describe('format.user_words', function()
+  t.it('names the user commands instead of the protocol commands', function()
+    t.eq(
+      'a turn is already running: wait for it to end or cancel it (:ReikaCancel)',
+      format.user_words(
+        'a turn is already running: wait for it to end or cancel it (reika.cancel)'
+      )
+    )
+    t.eq(':ReikaSave: cannot write x', format.user_words('reika.save: cannot write x'))
+    t.eq('start one with :ReikaNew', format.user_words('start one with reika.newSession'))
+    t.eq('reika/status and reika.unknown stay', format.user_words('reika/status and reika.unknown stay'))
+    t.eq('myreika.cancel stays', format.user_words('myreika.cancel stays'))
+  end)
+end)
+
+t.describe('format.selection_label', function()
+  t.it('says which lines are attached, in one word for one line', function()
+    t.eq('main.go line 3', format.selection_label('main.go', 3, 3))
+    t.eq('main.go lines 3-7', format.selection_label('main.go', 3, 7))
+    t.eq('main.go lines 3-7', format.selection_label('main.go', 7, 3))
+  end)
+end)
+
 t.describe('format.first_line', function()
   t.it('counts the lines after the first', function()
     t.eq({ 'a', 0 }, { format.first_line('a') })
