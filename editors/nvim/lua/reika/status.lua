@@ -1,5 +1,6 @@
 -- The status item: the last reika/status of each client, the highlight
 -- groups, and redrawing statuslines when a status arrives.
+local colour = require('reika.colour')
 local compat = require('reika.compat')
 local format = require('reika.format')
 local spinner = require('reika.spinner')
@@ -44,11 +45,17 @@ end
 -- (Neovim's default StatusLine is cterm=reverse with no ctermbg) shows its
 -- foreground as its background, or the terminal's own foreground when it
 -- has none: the derived group is then reversed too, keeps base's
--- foreground, and carries the text colour as its background. Nil when
--- there is no colour at all.
+-- foreground, and carries the text colour as its background. Where base's
+-- GUI colours are known, gui is moved towards base's text colour until it
+-- reads on base's background (Neovim 0.10's light yellow on its light grey
+-- StatusLine does not). Nil when there is no colour at all.
 function M.derive(base, gui, cterm)
   if gui == nil and cterm == nil then
     return nil
+  end
+  local line = base.reverse and { fg = base.bg, bg = base.fg } or base
+  if gui and line.fg and line.bg then
+    gui = colour.readable(gui, line.bg, line.fg)
   end
   local def = { bold = true, cterm = { bold = true } }
   if base.reverse then

@@ -3,6 +3,7 @@
 local reika = require('reika')
 local status = require('reika.status')
 local client = require('reika.client')
+local colour = require('reika.colour')
 local compat = require('reika.compat')
 local spinner = require('reika.spinner')
 
@@ -233,13 +234,20 @@ local function clear_chip_groups()
 end
 
 -- fits checks that a chip group shows the accent colours on exactly the
--- background of its base group, in the GUI and in the terminal.
+-- background of its base group, in the GUI and in the terminal, and that
+-- its GUI text reads there: the accent itself when it does, else one that
+-- does.
 local function fits(name, base, gui, cterm)
   local chip, line = status.shown(hl(name)), status.shown(hl(base))
   t.eq(line.bg, chip.bg, name .. ': the GUI background of ' .. base)
   t.eq(line.ctermbg, chip.ctermbg, name .. ': the terminal background of ' .. base)
-  t.eq(gui, chip.fg, name .. ': the GUI text colour')
   t.eq(cterm, chip.ctermfg, name .. ': the terminal text colour')
+  if type(line.bg) ~= 'number' or colour.contrast(gui, line.bg) >= 3 then
+    t.eq(gui, chip.fg, name .. ': the GUI text colour')
+  else
+    t.neq(gui, chip.fg, name .. ': the accent does not read on ' .. base)
+    t.truthy(colour.contrast(chip.fg, line.bg) >= 3, name .. ': the GUI text reads')
+  end
 end
 
 t.describe('highlights', function()
@@ -316,6 +324,22 @@ t.describe('highlights', function()
       fits('ReikaStatus' .. level, 'StatusLine', gui, cterm)
       fits('ReikaStatus' .. level .. 'NC', 'StatusLineNC', gui, cterm)
     end
+  end)
+
+  t.it('keep the text readable on a light StatusLine', function()
+    -- Neovim 0.10's defaults with 'termguicolors': NvimLightYellow on
+    -- NvimLightGrey3 has a contrast of 1.3.
+    vim.api.nvim_set_hl(0, 'DiagnosticWarn', { fg = 0xfce094, ctermfg = 11 })
+    vim.api.nvim_set_hl(0, 'StatusLine', { fg = 0x2c2e33, bg = 0xc4c6cd, cterm = { reverse = true } })
+    status.define_highlights()
+    local h = hl('ReikaStatusWarn')
+    t.truthy(colour.contrast(h.fg, 0xc4c6cd) >= 3, string.format('#%06x reads', h.fg))
+    t.eq(11, h.ctermbg, 'the palette colour is kept')
+    fits('ReikaStatusWarn', 'StatusLine', 0xfce094, 11)
+    -- On a dark StatusLine the accent itself reads, and is kept.
+    vim.api.nvim_set_hl(0, 'StatusLine', { fg = 0xe0e2ea, bg = 0x2c2e33 })
+    status.define_highlights()
+    t.eq(0xfce094, hl('ReikaStatusWarn').fg)
   end)
 
   t.it('link the ok groups to StatusLine and StatusLineNC', function()
