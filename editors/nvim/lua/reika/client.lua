@@ -262,7 +262,7 @@ function M.on_exit(client_id, code, signal)
     level = protocol.level.error,
     busy = false,
   })
-  notify(string.format('reika-lsp stopped (%s); %s', reason, next_step), vim.log.levels.ERROR)
+  notify(string.format('reika-lsp stopped: %s; %s', reason, next_step), vim.log.levels.ERROR)
 end
 
 local function reuse(client, conf)

@@ -107,11 +107,11 @@ local function died(name, signum)
     end)
     t.eq('error', reika.statusline_level())
     t.eq('ReikaStatusError', reika.statusline_hl())
-    local pattern = '^reika: reika%-lsp stopped %(killed by '
+    local pattern = '^reika: reika%-lsp stopped: killed by '
       .. name
       .. ' %(signal '
       .. signum
-      .. '%)%); the next :Reika command starts it again$'
+      .. '%); the next :Reika command starts it again$'
     t.truthy(H.find(notes, pattern, levels.ERROR), 'the message in ' .. vim.inspect(notes))
     t.wait('the ask in flight to end', function()
       return held ~= nil

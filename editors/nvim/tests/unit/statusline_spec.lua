@@ -149,7 +149,7 @@ t.describe('statusline', function()
       t.eq('error', reika.statusline_level())
       t.eq(false, reika.status().busy)
       t.matches(case[3], reika.status().tooltip)
-      t.matches('^reika: reika%-lsp stopped %(' .. case[3] .. '%); the next :Reika', notes[i].msg)
+      t.matches('^reika: reika%-lsp stopped: ' .. case[3] .. '; the next :Reika', notes[i].msg)
       t.eq(vim.log.levels.ERROR, notes[i].level)
       t.eq(true, client.failed['/tmp/w' .. i], 'no autostart')
     end
