@@ -83,10 +83,7 @@ function M.handlers()
       if #log > 100 then
         table.remove(log, 1)
       end
-      notify(
-        tostring(result.message),
-        approval.message_levels[result.type] or vim.log.levels.INFO
-      )
+      notify(tostring(result.message), approval.message_levels[result.type] or vim.log.levels.INFO)
     end,
     ['window/showMessageRequest'] = approval.handler,
     -- Neovim's handler, then save what the edit changed (reika.edits).

@@ -87,7 +87,10 @@ function M.ask(o)
         if o.on_done then
           o.on_done(not err and result or nil, err)
         end
-      end, { token = string.format('reika-ask-%d-%d', vim.fn.getpid(), ask_seq), bufnr = bufnr })
+      end, {
+        token = string.format('reika-ask-%d-%d', vim.fn.getpid(), ask_seq),
+        bufnr = bufnr,
+      })
     end)
   end
   if o.prompt and not o.prompt:match('^%s*$') then

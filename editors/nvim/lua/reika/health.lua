@@ -98,7 +98,7 @@ local function check_server(h)
   local source = s.windowSource
   if source == 'none' or source == nil or source == vim.NIL then
     h.warn('context window: unknown (nothing is shed or folded)', {
-      'Set settings.contextWindow (or REIKA_CONTEXT_WINDOW) to the engine\'s window',
+      "Set settings.contextWindow (or REIKA_CONTEXT_WINDOW) to the engine's window",
     })
   else
     h.ok(string.format('context window: %s (from %s)', tostring(s.window), source))

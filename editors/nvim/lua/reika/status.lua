@@ -98,7 +98,11 @@ M.groups = {
   { name = 'ReikaStatus', base = 'StatusLine' },
   { name = 'ReikaStatusNC', base = 'StatusLineNC' },
   { name = 'ReikaStatusWarn', base = 'StatusLine', accent = { 'DiagnosticWarn', 'WarningMsg' } },
-  { name = 'ReikaStatusWarnNC', base = 'StatusLineNC', accent = { 'DiagnosticWarn', 'WarningMsg' } },
+  {
+    name = 'ReikaStatusWarnNC',
+    base = 'StatusLineNC',
+    accent = { 'DiagnosticWarn', 'WarningMsg' },
+  },
   { name = 'ReikaStatusError', base = 'StatusLine', accent = { 'DiagnosticError', 'ErrorMsg' } },
   {
     name = 'ReikaStatusErrorNC',

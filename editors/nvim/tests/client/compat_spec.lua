@@ -53,9 +53,15 @@ t.it('starts a client on Neovim ' .. this .. ' and attaches the buffer asked for
   t.truthy(c.attached_buffers[other], 'the buffer asked for is attached')
   t.falsy(c.attached_buffers[current], 'the current buffer is not')
   t.eq(current, vim.api.nvim_get_current_buf(), 'the current buffer did not change')
-  t.truthy(vim.tbl_contains(vim.tbl_map(function(x)
-    return x.id
-  end, compat.get_clients()), id), 'listed by get_clients')
+  t.truthy(
+    vim.tbl_contains(
+      vim.tbl_map(function(x)
+        return x.id
+      end, compat.get_clients()),
+      id
+    ),
+    'listed by get_clients'
+  )
   stop(c)
 end)
 

@@ -306,7 +306,7 @@ t.describe('commands', function()
 end)
 
 t.describe('code action', function()
-  t.it('works through Neovim\'s own workspace/executeCommand too', function()
+  t.it("works through Neovim's own workspace/executeCommand too", function()
     -- Without the plugin's client-side command (as with a hand-made
     -- vim.lsp config), Neovim 0.7.2 sends workspace/executeCommand itself.
     local root, c = fresh()
@@ -394,13 +394,16 @@ t.describe(':checkhealth reika', function()
     t.falsy(text:find('WARNING'), text)
   end)
 
-  t.it("checks the server of the buffer it ran from, and warns past 80% of the shed point", function()
-    local root, c = fresh()
-    ask('fill the window')
-    vim.cmd('checkhealth reika')
-    local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
-    t.matches('server running for ' .. vim.pesc(root) .. ' %(client ' .. c.id .. '%)', text)
-    t.matches('WARNING:? status: ctx [%d.]+k/16k %(88%% of 13k%)', text)
-    t.matches(':ReikaCompact', text)
-  end)
+  t.it(
+    'checks the server of the buffer it ran from, and warns past 80% of the shed point',
+    function()
+      local root, c = fresh()
+      ask('fill the window')
+      vim.cmd('checkhealth reika')
+      local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+      t.matches('server running for ' .. vim.pesc(root) .. ' %(client ' .. c.id .. '%)', text)
+      t.matches('WARNING:? status: ctx [%d.]+k/16k %(88%% of 13k%)', text)
+      t.matches(':ReikaCompact', text)
+    end
+  )
 end)

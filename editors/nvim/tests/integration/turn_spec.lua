@@ -17,11 +17,8 @@ end
 local function filler(name, n)
   local lines = {}
   for i = 1, n do
-    lines[i] = string.format(
-      '%s line %d: the quick brown fox jumps over the lazy dog again.',
-      name,
-      i
-    )
+    lines[i] =
+      string.format('%s line %d: the quick brown fox jumps over the lazy dog again.', name, i)
   end
   return lines
 end

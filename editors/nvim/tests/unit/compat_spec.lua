@@ -76,23 +76,28 @@ t.describe('compat.start', function()
     t.eq({ { 'start_client', config } }, calls)
   end)
 
-  other('0.8-0.10 use vim.lsp.start in the buffer, start_client without one', '0.8', '0.11', function()
-    version('0.10')
-    stub(vim.lsp, 'start_client', record('start_client', 9))
-    local in_buf
-    stub(vim.lsp, 'start', function(cfg, opts)
-      in_buf = vim.api.nvim_get_current_buf()
-      calls[#calls + 1] = { 'start', cfg, opts }
-      return 8
-    end)
-    local b = vim.api.nvim_create_buf(true, false)
-    t.eq(8, compat.start(config, b, reuse))
-    t.eq({ { 'start', config, { bufnr = b, reuse_client = reuse } } }, calls)
-    t.eq(b, in_buf, '0.8 attaches the current buffer: run in the target buffer')
-    calls = {}
-    t.eq(9, compat.start(config, nil, reuse))
-    t.eq({ { 'start_client', config } }, calls)
-  end)
+  other(
+    '0.8-0.10 use vim.lsp.start in the buffer, start_client without one',
+    '0.8',
+    '0.11',
+    function()
+      version('0.10')
+      stub(vim.lsp, 'start_client', record('start_client', 9))
+      local in_buf
+      stub(vim.lsp, 'start', function(cfg, opts)
+        in_buf = vim.api.nvim_get_current_buf()
+        calls[#calls + 1] = { 'start', cfg, opts }
+        return 8
+      end)
+      local b = vim.api.nvim_create_buf(true, false)
+      t.eq(8, compat.start(config, b, reuse))
+      t.eq({ { 'start', config, { bufnr = b, reuse_client = reuse } } }, calls)
+      t.eq(b, in_buf, '0.8 attaches the current buffer: run in the target buffer')
+      calls = {}
+      t.eq(9, compat.start(config, nil, reuse))
+      t.eq({ { 'start_client', config } }, calls)
+    end
+  )
 
   other('0.11 registers with vim.lsp.config and starts with vim.lsp.start', '0.11', nil, function()
     version('0.11')

@@ -75,7 +75,10 @@ t.describe('format.without_chip', function()
       'round 7 · read main.go',
       format.without_chip('round 7 · read main.go · ctx 3.1k/24k (16% of 20k)')
     )
-    t.eq('round 2 · read ctx · ctx.go', format.without_chip('round 2 · read ctx · ctx.go · ctx 16k'))
+    t.eq(
+      'round 2 · read ctx · ctx.go',
+      format.without_chip('round 2 · read ctx · ctx.go · ctx 16k')
+    )
     t.eq('fix the ctx bug', format.without_chip('fix the ctx bug'), 'a prompt is kept')
   end)
 end)
@@ -88,9 +91,9 @@ t.describe('format.progress_text', function()
   t.it('shows title and message', function()
     t.eq(
       'Reika: round 3 · read a.go',
-      format.progress_text(
-        { ['reika-ask-1'] = { title = 'Reika', message = 'round 3 · read a.go' } }
-      )
+      format.progress_text({
+        ['reika-ask-1'] = { title = 'Reika', message = 'round 3 · read a.go' },
+      })
     )
     t.eq('Reika', format.progress_text({ x = { title = 'Reika', message = '' } }))
   end)
@@ -105,9 +108,10 @@ t.describe('format.progress_text', function()
   t.it('joins several in token order', function()
     t.eq(
       'A: 1, B: 2',
-      format.progress_text(
-        { t2 = { title = 'B', message = '2' }, t1 = { title = 'A', message = '1' } }
-      )
+      format.progress_text({
+        t2 = { title = 'B', message = '2' },
+        t1 = { title = 'A', message = '1' },
+      })
     )
   end)
 end)
@@ -116,13 +120,14 @@ t.describe('format.user_words', function()
   t.it('names the user commands instead of the protocol commands', function()
     t.eq(
       'a turn is already running: wait for it to end or cancel it (:ReikaCancel)',
-      format.user_words(
-        'a turn is already running: wait for it to end or cancel it (reika.cancel)'
-      )
+      format.user_words('a turn is already running: wait for it to end or cancel it (reika.cancel)')
     )
     t.eq(':ReikaSave: cannot write x', format.user_words('reika.save: cannot write x'))
     t.eq('start one with :ReikaNew', format.user_words('start one with reika.newSession'))
-    t.eq('reika/status and reika.unknown stay', format.user_words('reika/status and reika.unknown stay'))
+    t.eq(
+      'reika/status and reika.unknown stay',
+      format.user_words('reika/status and reika.unknown stay')
+    )
     t.eq('myreika.cancel stays', format.user_words('myreika.cancel stays'))
   end)
 end)

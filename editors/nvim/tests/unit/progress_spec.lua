@@ -25,20 +25,26 @@ t.describe('progress from LspProgress (Neovim 0.10+)', function()
       changes = changes + 1
     end
     progress.on_lsp_progress(
-      { client_id = 1, params = {
-        token = 'a',
-        value = { kind = 'begin', title = 'Reika', message = 'fix it' },
-      } },
+      {
+        client_id = 1,
+        params = {
+          token = 'a',
+          value = { kind = 'begin', title = 'Reika', message = 'fix it' },
+        },
+      },
       ours,
       changed
     )
     t.eq('Reika: fix it', progress.get(1))
     -- 0.10.0 calls the field `result`.
     progress.on_lsp_progress(
-      { client_id = 1, result = {
-        token = 'a',
-        value = { kind = 'report', message = 'round 2 · read a.go' },
-      } },
+      {
+        client_id = 1,
+        result = {
+          token = 'a',
+          value = { kind = 'report', message = 'round 2 · read a.go' },
+        },
+      },
       ours,
       changed
     )

@@ -68,7 +68,7 @@ t.describe('statusline', function()
     t.eq('ReikaStatusWarn', r.highlights[1].group)
   end)
 
-  t.it("uses the NC groups in the statusline of a window that is not current", function()
+  t.it('uses the NC groups in the statusline of a window that is not current', function()
     feed(1, { text = 'ctx 16k/24k (81% of 20k)', level = 'warning' })
     vim.cmd('silent! only')
     vim.cmd('split')
@@ -260,7 +260,11 @@ t.describe('highlights', function()
 
   t.it('fit a reversed StatusLine with no colours (cterm and gui)', function()
     -- Neovim 0.7's default StatusLine, and 0.10's in the terminal palette.
-    vim.api.nvim_set_hl(0, 'StatusLine', { reverse = true, bold = true, cterm = { reverse = true } })
+    vim.api.nvim_set_hl(
+      0,
+      'StatusLine',
+      { reverse = true, bold = true, cterm = { reverse = true } }
+    )
     vim.api.nvim_set_hl(0, 'StatusLineNC', { reverse = true, cterm = { reverse = true } })
     status.define_highlights()
     local h = hl('ReikaStatusWarn')
@@ -292,7 +296,11 @@ t.describe('highlights', function()
   end)
 
   t.it('fit explicit backgrounds', function()
-    vim.api.nvim_set_hl(0, 'StatusLine', { fg = 0xffffff, bg = 0x202020, ctermfg = 15, ctermbg = 236 })
+    vim.api.nvim_set_hl(
+      0,
+      'StatusLine',
+      { fg = 0xffffff, bg = 0x202020, ctermfg = 15, ctermbg = 236 }
+    )
     vim.api.nvim_set_hl(0, 'StatusLineNC', { fg = 0x999999, bg = 0x333333, ctermbg = 238 })
     status.define_highlights()
     local h = hl('ReikaStatusWarn')
@@ -306,7 +314,11 @@ t.describe('highlights', function()
   end)
 
   t.it('fit GUI colours with a reversed terminal palette (Neovim 0.10 style)', function()
-    vim.api.nvim_set_hl(0, 'StatusLine', { fg = 0x07080d, bg = 0xc4c6cd, cterm = { reverse = true } })
+    vim.api.nvim_set_hl(
+      0,
+      'StatusLine',
+      { fg = 0x07080d, bg = 0xc4c6cd, cterm = { reverse = true } }
+    )
     status.define_highlights()
     local h = hl('ReikaStatusWarn')
     t.eq(nil, h.reverse)
@@ -330,7 +342,11 @@ t.describe('highlights', function()
     -- Neovim 0.10's defaults with 'termguicolors': NvimLightYellow on
     -- NvimLightGrey3 has a contrast of 1.3.
     vim.api.nvim_set_hl(0, 'DiagnosticWarn', { fg = 0xfce094, ctermfg = 11 })
-    vim.api.nvim_set_hl(0, 'StatusLine', { fg = 0x2c2e33, bg = 0xc4c6cd, cterm = { reverse = true } })
+    vim.api.nvim_set_hl(
+      0,
+      'StatusLine',
+      { fg = 0x2c2e33, bg = 0xc4c6cd, cterm = { reverse = true } }
+    )
     status.define_highlights()
     local h = hl('ReikaStatusWarn')
     t.truthy(colour.contrast(h.fg, 0xc4c6cd) >= 3, string.format('#%06x reads', h.fg))
@@ -404,7 +420,11 @@ end
 
 t.describe('lualine component', function()
   t.before_each(function()
-    vim.api.nvim_set_hl(0, 'StatusLine', { fg = 0xffffff, bg = 0x202020, ctermfg = 15, ctermbg = 236 })
+    vim.api.nvim_set_hl(
+      0,
+      'StatusLine',
+      { fg = 0xffffff, bg = 0x202020, ctermfg = 15, ctermbg = 236 }
+    )
     vim.api.nvim_set_hl(0, 'DiagnosticWarn', { fg = 0xffaa00, ctermfg = 3 })
     vim.api.nvim_set_hl(0, 'DiagnosticError', { fg = 0xff0000, ctermfg = 1 })
     clear_chip_groups()
