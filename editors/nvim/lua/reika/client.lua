@@ -53,10 +53,8 @@ function M.view(root)
   return v
 end
 
--- notify shows a message, with the user commands where it names the
--- server's (the server's own messages name reika.cancel and the like).
 local function notify(msg, level)
-  vim.notify('reika: ' .. format.user_words(msg), level or vim.log.levels.INFO)
+  vim.notify('reika: ' .. msg, level or vim.log.levels.INFO)
 end
 M.notify = notify
 
@@ -83,7 +81,10 @@ function M.handlers()
       if #log > 100 then
         table.remove(log, 1)
       end
-      notify(tostring(result.message), approval.message_levels[result.type] or vim.log.levels.INFO)
+      notify(
+        format.user_words(tostring(result.message)),
+        approval.message_levels[result.type] or vim.log.levels.INFO
+      )
     end,
     ['window/showMessageRequest'] = approval.handler,
     -- Neovim's handler, then save what the edit changed (reika.edits).

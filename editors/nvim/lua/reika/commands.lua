@@ -21,11 +21,13 @@ local function with_client(bufnr, fn)
   fn(c)
 end
 
+-- error_text is the text of a request's error, in the user's words
+-- (format.user_words: the server's errors name its commands).
 local function error_text(err)
   if type(err) == 'table' then
-    return tostring(err.message or vim.inspect(err))
+    return format.user_words(tostring(err.message or vim.inspect(err)))
   end
-  return tostring(err)
+  return format.user_words(tostring(err))
 end
 
 -- failed tells the user that a request failed, unless the server stopped
@@ -79,7 +81,7 @@ function M.ask(o)
           failed('ask', err)
         elseif type(result) == 'table' then
           if result.status == protocol.ask_status.error then
-            notify(tostring(result.message or 'the turn failed'), levels.ERROR)
+            notify(format.user_words(tostring(result.message or 'the turn failed')), levels.ERROR)
           elseif result.status == protocol.ask_status.cancelled then
             notify('turn cancelled', levels.INFO)
           end
@@ -119,7 +121,7 @@ function M.compact(o)
       elseif type(result) == 'table' and type(result.message) == 'string' then
         -- The server usually says the same with window/showMessage.
         if not client.shown_since(c.id, seq, result.message) then
-          notify(result.message, levels.INFO)
+          notify(format.user_words(result.message), levels.INFO)
         end
       end
       if o.on_done then

@@ -137,10 +137,19 @@ M.user_commands = {
 
 -- user_words names the user commands where a message from the server
 -- names protocol commands ("cancel it (reika.cancel)" -> "cancel it
--- (:ReikaCancel)").
+-- (:ReikaCancel)"). A name inside a word or a path (myreika.cancel,
+-- /tmp/reika.save.md) is left alone.
 function M.user_words(message)
   return (
-    message:gsub('%f[%w.]reika%.(%a+)%f[^%w]', function(name)
+    message:gsub('()reika%.(%a+)()', function(from, name, to)
+      local before = message:sub(from - 1, from - 1)
+      local after, next = message:sub(to, to), message:sub(to + 1, to + 1)
+      if before:match('[%w._/-]') or after:match('[%w_/-]') then
+        return nil
+      end
+      if after == '.' and next ~= '' and not next:match('%s') then
+        return nil
+      end
       return M.user_commands['reika.' .. name]
     end)
   )

@@ -24,30 +24,22 @@ t.describe('progress from LspProgress (Neovim 0.10+)', function()
     local function changed()
       changes = changes + 1
     end
-    progress.on_lsp_progress(
-      {
-        client_id = 1,
-        params = {
-          token = 'a',
-          value = { kind = 'begin', title = 'Reika', message = 'fix it' },
-        },
+    progress.on_lsp_progress({
+      client_id = 1,
+      params = {
+        token = 'a',
+        value = { kind = 'begin', title = 'Reika', message = 'fix it' },
       },
-      ours,
-      changed
-    )
+    }, ours, changed)
     t.eq('Reika: fix it', progress.get(1))
     -- 0.10.0 calls the field `result`.
-    progress.on_lsp_progress(
-      {
-        client_id = 1,
-        result = {
-          token = 'a',
-          value = { kind = 'report', message = 'round 2 · read a.go' },
-        },
+    progress.on_lsp_progress({
+      client_id = 1,
+      result = {
+        token = 'a',
+        value = { kind = 'report', message = 'round 2 · read a.go' },
       },
-      ours,
-      changed
-    )
+    }, ours, changed)
     t.eq('Reika: round 2 · read a.go', progress.get(1))
     progress.on_lsp_progress(
       { client_id = 2, params = { token = 'b', value = { kind = 'begin', title = 'Other' } } },
