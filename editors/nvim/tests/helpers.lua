@@ -174,6 +174,22 @@ function H.server_pid(t, c)
   return found[1]
 end
 
+-- ask runs require('reika').ask with prompt and waits for its answer;
+-- returns { result = ..., err = ... }.
+function H.ask(t, prompt, timeout)
+  local done
+  require('reika').ask({
+    prompt = prompt,
+    on_done = function(r, e)
+      done = { result = r, err = e }
+    end,
+  })
+  t.wait('the answer to ' .. prompt, function()
+    return done ~= nil
+  end, timeout)
+  return done
+end
+
 -- status returns the last status of a client.
 function H.status(c)
   return require('reika.status').by_client[c.id]

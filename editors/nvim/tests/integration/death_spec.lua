@@ -45,16 +45,7 @@ local function start()
   })
   local root = H.workspace({ ['main.txt'] = { 'hello' }, ['other.txt'] = { 'other' } })
   local c = H.open(t, root, 'main.txt', 60000)
-  local done
-  reika.ask({
-    prompt = 'say hello',
-    on_done = function(r, e)
-      done = { result = r, err = e }
-    end,
-  })
-  t.wait('the first turn', function()
-    return done ~= nil
-  end, 60000)
+  local done = H.ask(t, 'say hello', 60000)
   t.eq('done', done.result and done.result.status, vim.inspect(done))
   local session = done.result.session
   t.truthy(type(session) == 'string' and session ~= '', 'a session id')
@@ -85,16 +76,7 @@ local function died(name, signum)
     end)
     -- Asking again meanwhile is refused in words that name no protocol
     -- command (the server's message says reika.cancel).
-    local second
-    reika.ask({
-      prompt = 'another',
-      on_done = function(r)
-        second = r
-      end,
-    })
-    t.wait('the refusal', function()
-      return second ~= nil
-    end)
+    local second = H.ask(t, 'another').result
     t.eq('error', second.status)
     local refusal = H.find(notes, 'running', levels.ERROR)
     t.truthy(refusal, 'the refusal shown: ' .. vim.inspect(notes))
@@ -139,16 +121,7 @@ local function died(name, signum)
     end)
     t.neq('reika-lsp stopped', reika.statusline(), 'the red chip is gone')
     t.neq('error', reika.statusline_level())
-    local done
-    reika.ask({
-      prompt = 'say hello again',
-      on_done = function(r, e)
-        done = { result = r, err = e }
-      end,
-    })
-    t.wait('a turn on the restarted server', function()
-      return done ~= nil
-    end, 60000)
+    local done = H.ask(t, 'say hello again', 60000)
     t.eq(session, done.result and done.result.session, 'the turn ran in the resumed session')
     t.truthy(
       H.has_line(H.transcript(root), '^%-%-%- turn 3 %-%-%-$'),
