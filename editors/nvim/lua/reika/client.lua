@@ -341,6 +341,9 @@ end
 -- attached to it, then the dead one of its workspace.
 function M.status_ids(bufnr)
   local ids = M.attached(bufnr)
+  if next(M.dead) == nil then
+    return ids
+  end
   local root = M.root_for_buf(bufnr)
   if root and M.dead[root] then
     ids[#ids + 1] = M.dead[root]

@@ -143,11 +143,11 @@ function M.user_words(message)
   return (
     message:gsub('()reika%.(%a+)()', function(from, name, to)
       local before = message:sub(from - 1, from - 1)
-      local after, next = message:sub(to, to), message:sub(to + 1, to + 1)
+      local after, beyond = message:sub(to, to), message:sub(to + 1, to + 1)
       if before:match('[%w._/-]') or after:match('[%w_/-]') then
         return nil
       end
-      if after == '.' and next ~= '' and not next:match('%s') then
+      if after == '.' and beyond ~= '' and not beyond:match('%s') then
         return nil
       end
       return M.user_commands['reika.' .. name]

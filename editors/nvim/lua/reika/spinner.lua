@@ -8,8 +8,6 @@ M.interval_ms = 100
 M.frames = { '*' }
 M.index = 1
 M.timer = nil
--- The number of frames shown since the spinner started (for tests).
-M.ticks = 0
 
 -- set_frames sets the frames (the option `spinner`).
 function M.set_frames(frames)
@@ -41,7 +39,6 @@ function M.follow(busy, on_tick)
           return
         end
         M.index = M.index % #M.frames + 1
-        M.ticks = M.ticks + 1
         on_tick()
       end)
     )

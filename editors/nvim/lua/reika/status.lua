@@ -195,7 +195,9 @@ end
 -- redraw refreshes the statuslines, runs the busy sign while a turn runs,
 -- and fires the User ReikaStatus autocmd.
 function M.redraw()
-  spinner.follow(M.busy(), M.refresh)
+  spinner.follow(M.busy(), function()
+    M.refresh()
+  end)
   M.refresh()
   vim.api.nvim_exec_autocmds('User', { pattern = 'ReikaStatus', modeline = false })
 end

@@ -166,10 +166,17 @@ t.describe('busy sign', function()
     t.truthy(spinner.running(), 'the timer runs')
     local first = reika.statusline()
     t.eq(frames[1] .. ' ctx 3.1k/24k (16% of 20k)', first)
-    local ticks = spinner.ticks
+    local redrawn = 0
+    local real_refresh = status.refresh
+    status.refresh = function()
+      redrawn = redrawn + 1
+      real_refresh()
+    end
     t.wait('the next frame', function()
-      return spinner.ticks > ticks
+      return spinner.frame() ~= frames[1]
     end)
+    status.refresh = real_refresh
+    t.truthy(redrawn >= 1, 'the statuslines are redrawn for it')
     t.eq(frames[2] .. ' ctx 3.1k/24k (16% of 20k)', reika.statusline())
     t.matches('^%%#ReikaStatus#' .. frames[2], reika.statusline_item())
     feed(1, { text = 'ctx 4k/24k (20% of 20k)', level = 'ok', busy = false })
