@@ -137,7 +137,10 @@ selected() {
 
 for i in "${!nvims[@]}"; do
 	version=${versions[$i]}
-	echo "== Neovim $version (${nvims[$i]})"
+	# .ci/prepare-nvim's tree lists the Debian packages it unpacked.
+	pkgs=$(dirname "$(dirname "$(readlink -f "${nvims[$i]}")")")/versions
+	deb=$(sed -n 's/^neovim \(.*\)/, Debian package \1/p' "$pkgs" 2>/dev/null || true)
+	echo "== Neovim $version (${nvims[$i]}$deb)"
 	p0=$passed f0=$failed s0=$skipped
 	for spec in "$here"/unit/*_spec.lua "$here"/client/*_spec.lua "$here"/integration/*_spec.lua; do
 		selected "$spec" "$@" || continue
