@@ -37,6 +37,11 @@ func TestWrite(t *testing.T) {
 		t.Errorf("replace diff %q", d)
 	}
 
+	res = run(t, env, "write", `{"path":"one.txt","content":"one line\n"}`)
+	if res.IsError || res.Summary != "Wrote one.txt (1 line)" || ap.asked[2].Summary != "write one.txt (new file, 1 line)" {
+		t.Errorf("one line: %+v, approval %+v", res, ap.asked[2])
+	}
+
 	res = run(t, env, "write", `{"path":"empty.txt","content":""}`)
 	if res.IsError || res.Summary != "Wrote empty.txt (0 lines)" || readFile(t, filepath.Join(root, "empty.txt")) != "" {
 		t.Errorf("empty content: %+v", res)

@@ -59,7 +59,7 @@ func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result
 	if isNew {
 		what = "new file"
 	}
-	summary := fmt.Sprintf("write %s (%s, %d lines)", pl.Rel, what, n)
+	summary := fmt.Sprintf("write %s (%s, %s)", pl.Rel, what, plural(n, "line"))
 	if err := env.approveChange(ctx, NameWrite, summary, truncate(diff, ApprovalDetailBytes)); err != nil {
 		return errResult(KindWrite, "%v", err), nil
 	}
@@ -69,7 +69,7 @@ func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result
 	if err := env.files().WriteFile(ctx, pl.Abs, []byte(content)); err != nil {
 		return errResult(KindWrite, "cannot write %s: %v", pl.Rel, plainErr(err)), nil
 	}
-	done := fmt.Sprintf("Wrote %s (%d lines)", pl.Rel, n)
+	done := fmt.Sprintf("Wrote %s (%s)", pl.Rel, plural(n, "line"))
 	text := done
 	if isNew {
 		text += ", a new file"

@@ -155,6 +155,41 @@ function H.open(t, root, file, timeout)
   return c
 end
 
+-- server_pid returns the pid of a client's server process: client.rpc.pid
+-- on Neovim 0.7-0.9, else the one child of this Neovim named like the
+-- command's program.
+function H.server_pid(t, c)
+  if c.rpc and type(c.rpc.pid) == 'number' then
+    return c.rpc.pid
+  end
+  local name = vim.fn.fnamemodify(c.config.cmd[1], ':t')
+  local found = {}
+  for _, pid in ipairs(vim.api.nvim_get_proc_children(vim.fn.getpid())) do
+    local p = vim.api.nvim_get_proc(pid)
+    if p and p.name == name then
+      found[#found + 1] = pid
+    end
+  end
+  t.eq(1, #found, 'one ' .. name .. ' process')
+  return found[1]
+end
+
+-- ask runs require('reika').ask with prompt and waits for its answer;
+-- returns { result = ..., err = ... }.
+function H.ask(t, prompt, timeout)
+  local done
+  require('reika').ask({
+    prompt = prompt,
+    on_done = function(r, e)
+      done = { result = r, err = e }
+    end,
+  })
+  t.wait('the answer to ' .. prompt, function()
+    return done ~= nil
+  end, timeout)
+  return done
+end
+
 -- status returns the last status of a client.
 function H.status(c)
   return require('reika.status').by_client[c.id]

@@ -5,8 +5,10 @@ local approval = require('reika.approval')
 local compat = require('reika.compat')
 local config = require('reika.config')
 local edits = require('reika.edits')
+local format = require('reika.format')
 local progress = require('reika.progress')
 local protocol = require('reika.protocol')
+local spinner = require('reika.spinner')
 local status = require('reika.status')
 local transcript_buffer = require('reika.transcript_buffer')
 local util = require('reika.util')
@@ -20,11 +22,15 @@ M.messages = {} -- client id -> { {seq, type, message}, ... } (window/showMessag
 M.message_seq = 0
 M.pending = {} -- client id -> functions to run once initialized
 M.failed = {} -- root -> true when its server failed; autostart skips it
+M.stopping = {} -- client id -> true once its stop was asked for
+M.dead = {} -- root -> id of the client whose server died (its red status shows)
+M.inflight = {} -- client id -> { [request id] = callback } (M.execute)
 M.opts = nil -- the options in force (set by reika.setup, or defaults)
 
 local function opts()
   if not M.opts then
     M.opts = assert(config.resolve({}))
+    spinner.set_frames(M.opts.spinner)
     status.define_highlights()
   end
   return M.opts
@@ -76,7 +82,7 @@ function M.handlers()
         table.remove(log, 1)
       end
       notify(
-        tostring(result.message),
+        format.user_words(tostring(result.message)),
         approval.message_levels[result.type] or vim.log.levels.INFO
       )
     end,
@@ -176,34 +182,85 @@ function M.make_config(root)
   }
 end
 
+local signal_names = {
+  [1] = 'SIGHUP',
+  [2] = 'SIGINT',
+  [3] = 'SIGQUIT',
+  [4] = 'SIGILL',
+  [6] = 'SIGABRT',
+  [7] = 'SIGBUS',
+  [8] = 'SIGFPE',
+  [9] = 'SIGKILL',
+  [11] = 'SIGSEGV',
+  [13] = 'SIGPIPE',
+  [15] = 'SIGTERM',
+}
+
+-- exit_reason says how a process ended: "killed by SIGKILL (signal 9)",
+-- "exited with code 2".
+function M.exit_reason(code, signal)
+  if type(signal) == 'number' and signal ~= 0 then
+    return string.format('killed by %s (signal %d)', signal_names[signal] or 'a signal', signal)
+  end
+  return string.format('exited with code %s', tostring(code))
+end
+
+-- watch_stop marks the client's stops as asked for. Every way Neovim stops
+-- a client (client.stop(), client:stop(), vim.lsp.stop_client(), quitting
+-- Neovim) calls its stop method; any other exit is a death.
+local function watch_stop(c)
+  local stop = c.stop
+  c.stop = function(...)
+    M.stopping[c.id] = true
+    return stop(...)
+  end
+end
+
+local function quitting()
+  return vim.v.exiting ~= nil and vim.v.exiting ~= vim.NIL
+end
+
+-- on_exit handles the end of a client's server. A stop that was asked for
+-- drops its status. Any other exit, by a signal or with any exit code, is
+-- a death: the chip turns to the red "reika-lsp stopped", the user is told,
+-- requests in flight fail, and the workspace is not restarted on buffer
+-- switches (that would repeat a failure) but by the next command (the
+-- server then resumes the workspace's last session).
 function M.on_exit(client_id, code, signal)
   local root = M.roots[client_id]
-  if root and code ~= 0 and signal ~= 15 then
-    -- Failed or crashed: don't restart it on every buffer switch (that
-    -- would repeat the failure); the next command starts it again.
-    M.failed[root] = true
-  end
+  local asked = M.stopping[client_id] or quitting()
+  M.stopping[client_id] = nil
   M.roots[client_id] = nil
   if root and M.by_root[root] == client_id then
     M.by_root[root] = nil
   end
+  local reason = M.exit_reason(code, signal)
   local fns = M.pending[client_id]
   M.pending[client_id] = nil
   for _, fn in ipairs(fns or {}) do
-    fn('reika-lsp exited before it was ready (exit code ' .. tostring(code) .. ')')
+    fn('reika-lsp ' .. reason .. ' before it was ready')
+  end
+  local inflight = M.inflight[client_id]
+  M.inflight[client_id] = nil
+  for _, cb in pairs(inflight or {}) do
+    cb({ message = 'reika-lsp ' .. reason, stopped = true }, nil)
   end
   progress.forget(client_id)
   M.messages[client_id] = nil
-  if code ~= 0 and signal ~= 15 then
-    status.update(client_id, {
-      text = 'reika-lsp stopped',
-      tooltip = string.format('reika-lsp exited with code %s, signal %s', code, signal),
-      level = protocol.level.error,
-      busy = false,
-    })
-  else
+  if asked or not root then
     status.forget(client_id)
+    return
   end
+  M.failed[root] = true
+  M.dead[root] = client_id
+  local next_step = 'the next :Reika command starts it again'
+  status.update(client_id, {
+    text = 'reika-lsp stopped',
+    tooltip = 'reika-lsp ' .. reason .. '; ' .. next_step,
+    level = protocol.level.error,
+    busy = false,
+  })
+  notify(string.format('reika-lsp stopped: %s; %s', reason, next_step), vim.log.levels.ERROR)
 end
 
 local function reuse(client, conf)
@@ -255,7 +312,15 @@ function M.start(root, bufnr)
   end
   M.by_root[root] = id
   M.roots[id] = root
-  return vim.lsp.get_client_by_id(id)
+  if M.dead[root] then
+    status.forget(M.dead[root])
+    M.dead[root] = nil
+  end
+  local c = vim.lsp.get_client_by_id(id)
+  if c then
+    watch_stop(c)
+  end
+  return c
 end
 
 -- autostart attaches a file buffer to the client of its workspace,
@@ -272,6 +337,20 @@ function M.autostart(bufnr)
   end
 end
 
+-- status_ids lists the clients whose status belongs to bufnr: those
+-- attached to it, then the dead one of its workspace.
+function M.status_ids(bufnr)
+  local ids = M.attached(bufnr)
+  if next(M.dead) == nil then
+    return ids
+  end
+  local root = M.root_for_buf(bufnr)
+  if root and M.dead[root] then
+    ids[#ids + 1] = M.dead[root]
+  end
+  return ids
+end
+
 -- attached lists the reika clients attached to bufnr.
 function M.attached(bufnr)
   local out = {}
@@ -286,9 +365,10 @@ function M.attached(bufnr)
 end
 
 -- current returns the client for commands run from bufnr: one attached to
--- it, else that of its workspace, else that of the current directory,
--- else the only one running. With start, starts one for the buffer's (or
--- the current directory's) workspace. Returns client or nil, err.
+-- it, else that of its workspace; for a buffer in no workspace (the
+-- transcript, help), that of the current directory, else the only one
+-- running. With start, starts one for the buffer's (or the current
+-- directory's) workspace. Returns client or nil, err.
 function M.current(bufnr, start)
   bufnr = bufnr or vim.api.nvim_get_current_buf()
   local ids = M.attached(bufnr)
@@ -299,6 +379,13 @@ function M.current(bufnr, start)
   local c = root and live(M.by_root[root])
   if c then
     return c
+  end
+  if root then
+    -- Never another workspace's server.
+    if not start then
+      return nil, 'reika-lsp is not running for this workspace'
+    end
+    return M.start(root, bufnr)
   end
   local croot = M.cwd_root()
   c = live(M.by_root[croot])
@@ -317,7 +404,7 @@ function M.current(bufnr, start)
   if not start then
     return nil, 'reika-lsp is not running for this workspace'
   end
-  return M.start(root or croot, bufnr)
+  return M.start(croot, bufnr)
 end
 
 -- when_ready runs fn(err) once the client is initialized (at once when it
@@ -339,31 +426,53 @@ function M.execute(client, command, arguments, cb, o)
   o = o or {}
   M.when_ready(client, function(err)
     if err then
-      cb({ message = err }, nil)
+      -- The server exited first: on_exit has told the user.
+      cb({ message = err, stopped = true }, nil)
       return
     end
     local params = { command = command, arguments = arguments }
     if o.token then
       params.workDoneToken = o.token
     end
-    local ok, id = compat.request(client, 'workspace/executeCommand', params, function(e, result)
+    -- Neovim drops the handlers of requests in flight when the server
+    -- exits: on_exit answers them from M.inflight.
+    local answered, id = false, nil
+    local function once(e, result)
+      if answered then
+        return
+      end
+      answered = true
+      if id and M.inflight[client.id] then
+        M.inflight[client.id][id] = nil
+      end
       cb(e, result)
-    end, o.bufnr)
+    end
+    local ok
+    ok, id = compat.request(client, 'workspace/executeCommand', params, once, o.bufnr)
     if not ok then
-      cb({ message = 'reika-lsp is not running' }, nil)
-    elseif o.on_sent then
+      once({ message = 'reika-lsp is not running' }, nil)
+      return
+    end
+    if not answered then
+      M.inflight[client.id] = M.inflight[client.id] or {}
+      M.inflight[client.id][id] = once
+    end
+    if o.on_sent then
       o.on_sent(id)
     end
   end)
 end
 
--- update_settings sends new settings to every running client.
+-- update_settings sends new settings to every running client. Neovim
+-- answers workspace/configuration from client.config.settings before 0.10
+-- and from client.settings since: both are set.
 function M.update_settings()
   local settings = config.settings_payload(opts().settings)
   for id in pairs(M.roots) do
     local c = live(id)
     if c then
       c.config.settings = { [protocol.settings_section] = settings }
+      c.settings = { [protocol.settings_section] = settings }
       if c.initialized then
         compat.notify(c, 'workspace/didChangeConfiguration', {
           settings = { [protocol.settings_section] = settings },

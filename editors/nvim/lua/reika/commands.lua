@@ -1,5 +1,6 @@
 -- The agent commands (:ReikaAsk, :ReikaCompact, ...) and their Lua API.
 local client = require('reika.client')
+local format = require('reika.format')
 local protocol = require('reika.protocol')
 local status = require('reika.status')
 local util = require('reika.util')
@@ -20,11 +21,22 @@ local function with_client(bufnr, fn)
   fn(c)
 end
 
+-- error_text is the text of a request's error, in the user's words
+-- (format.user_words: the server's errors name its commands).
 local function error_text(err)
   if type(err) == 'table' then
-    return tostring(err.message or vim.inspect(err))
+    return format.user_words(tostring(err.message or vim.inspect(err)))
   end
-  return tostring(err)
+  return format.user_words(tostring(err))
+end
+
+-- failed tells the user that a request failed, unless the server stopped
+-- under it (client.on_exit said so already).
+local function failed(what, err)
+  if type(err) == 'table' and err.stopped then
+    return
+  end
+  notify(what .. ' failed: ' .. error_text(err), levels.ERROR)
 end
 
 -- ask sends a prompt. o: prompt (asked for with vim.ui.input when empty),
@@ -66,10 +78,10 @@ function M.ask(o)
       end
       client.execute(c, protocol.command.ask, { arg }, function(err, result)
         if err then
-          notify('ask failed: ' .. error_text(err), levels.ERROR)
+          failed('ask', err)
         elseif type(result) == 'table' then
           if result.status == protocol.ask_status.error then
-            notify(tostring(result.message or 'the turn failed'), levels.ERROR)
+            notify(format.user_words(tostring(result.message or 'the turn failed')), levels.ERROR)
           elseif result.status == protocol.ask_status.cancelled then
             notify('turn cancelled', levels.INFO)
           end
@@ -77,14 +89,24 @@ function M.ask(o)
         if o.on_done then
           o.on_done(not err and result or nil, err)
         end
-      end, { token = string.format('reika-ask-%d-%d', vim.fn.getpid(), ask_seq), bufnr = bufnr })
+      end, {
+        token = string.format('reika-ask-%d-%d', vim.fn.getpid(), ask_seq),
+        bufnr = bufnr,
+      })
     end)
   end
   if o.prompt and not o.prompt:match('^%s*$') then
     send(o.prompt)
-  else
-    vim.ui.input({ prompt = 'Ask reika: ' }, send)
+    return
   end
+  local label = 'Ask reika: '
+  local path = o.selection and util.buf_path(bufnr)
+  if path then
+    local name = vim.fn.fnamemodify(path, ':~:.')
+    local where = format.selection_label(name, o.selection.start[1], o.selection.finish[1])
+    label = 'Ask reika about ' .. where .. ': '
+  end
+  vim.ui.input({ prompt = label }, send)
 end
 
 -- compact runs "Compact context". o: client_id (the code action's client),
@@ -95,11 +117,11 @@ function M.compact(o)
     local seq = client.message_seq
     client.execute(c, protocol.command.compact, {}, function(err, result)
       if err then
-        notify('compact failed: ' .. error_text(err), levels.ERROR)
+        failed('compact', err)
       elseif type(result) == 'table' and type(result.message) == 'string' then
         -- The server usually says the same with window/showMessage.
         if not client.shown_since(c.id, seq, result.message) then
-          notify(result.message, levels.INFO)
+          notify(format.user_words(result.message), levels.INFO)
         end
       end
       if o.on_done then
@@ -127,7 +149,7 @@ function M.cancel(o)
   end
   client.execute(c, protocol.command.cancel, {}, function(err, result)
     if err then
-      notify('cancel failed: ' .. error_text(err), levels.ERROR)
+      failed('cancel', err)
     elseif type(result) == 'table' and result.cancelled == false then
       notify('no turn is running', levels.INFO)
     end
@@ -148,7 +170,7 @@ function M.save(o)
   with_client(o.bufnr, function(c)
     client.execute(c, protocol.command.save, { arg }, function(err, result)
       if err then
-        notify('save failed: ' .. error_text(err), levels.ERROR)
+        failed('save', err)
       elseif type(result) == 'table' and result.path then
         notify('saved the conversation to ' .. tostring(result.path), levels.INFO)
       end
@@ -165,7 +187,7 @@ function M.new_session(o)
   with_client(o.bufnr, function(c)
     client.execute(c, protocol.command.new_session, {}, function(err, result)
       if err then
-        notify('new session failed: ' .. error_text(err), levels.ERROR)
+        failed('new session', err)
       elseif type(result) == 'table' and result.session then
         notify('new session ' .. tostring(result.session), levels.INFO)
       end
@@ -192,7 +214,7 @@ function M.show_status(o)
   with_client(o.bufnr, function(c)
     client.execute(c, protocol.command.status, {}, function(err, result)
       if err then
-        notify('status failed: ' .. error_text(err), levels.ERROR)
+        failed('status', err)
         return
       end
       if type(result) == 'table' then

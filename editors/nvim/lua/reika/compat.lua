@@ -104,26 +104,40 @@ function M.health()
   return h
 end
 
--- get_hl returns {fg, bg, ctermfg, ctermbg} of a highlight group, links
--- followed.
+-- get_hl returns the colours and the attributes that decide where they
+-- show of a highlight group, links followed: { fg, bg, reverse, bold }
+-- for the GUI (and 'termguicolors'), { ctermfg, ctermbg, cterm_reverse,
+-- cterm_bold } for the terminal's palette. Missing ones are nil.
+-- hl_attrs puts the GUI and the terminal halves of a group in get_hl's
+-- shape; each half is { fg, bg, reverse, bold }.
+local function hl_attrs(gui, cterm)
+  return {
+    fg = gui.fg,
+    bg = gui.bg,
+    reverse = gui.reverse or nil,
+    bold = gui.bold or nil,
+    ctermfg = cterm.fg,
+    ctermbg = cterm.bg,
+    cterm_reverse = cterm.reverse or nil,
+    cterm_bold = cterm.bold or nil,
+  }
+end
+
 function M.get_hl(name)
   if vim.api.nvim_get_hl then
     local ok, h = pcall(vim.api.nvim_get_hl, 0, { name = name, link = false })
-    if ok and h then
-      return { fg = h.fg, bg = h.bg, ctermfg = h.ctermfg, ctermbg = h.ctermbg }
+    if not ok or not h then
+      return {}
     end
-    return {}
+    local c = h.cterm or {}
+    return hl_attrs(h, { fg = h.ctermfg, bg = h.ctermbg, reverse = c.reverse, bold = c.bold })
   end
-  local ok, rgb = pcall(vim.api.nvim_get_hl_by_name, name, true)
-  local ok2, cterm = pcall(vim.api.nvim_get_hl_by_name, name, false)
-  rgb = ok and rgb or {}
-  cterm = ok2 and cterm or {}
-  return {
-    fg = rgb.foreground,
-    bg = rgb.background,
-    ctermfg = cterm.foreground,
-    ctermbg = cterm.background,
-  }
+  local function get(rgb)
+    local ok, h = pcall(vim.api.nvim_get_hl_by_name, name, rgb)
+    h = ok and h or {}
+    return { fg = h.foreground, bg = h.background, reverse = h.reverse, bold = h.bold }
+  end
+  return hl_attrs(get(true), get(false))
 end
 
 -- progress_event is the autocmd that fires on $/progress: LspProgress on

@@ -44,6 +44,9 @@ M.defaults = {
   },
   -- function(client, bufnr) called when a buffer is attached.
   on_attach = nil,
+  -- The busy sign before the chip while a turn runs: frames shown in turn
+  -- (one frame: a sign that stays still).
+  spinner = { '⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏' },
 }
 
 local function sorted_keys(t)
@@ -228,6 +231,12 @@ local validators = {
       return nil
     end
     return 'on_attach: want a function, got ' .. type(v)
+  end,
+  spinner = function(v)
+    if is_list_of_strings(v) and #v > 0 then
+      return nil
+    end
+    return 'spinner: want a non-empty list of frames (strings), got ' .. vim.inspect(v)
   end,
 }
 

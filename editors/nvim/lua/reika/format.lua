@@ -48,9 +48,10 @@ function M.chip(status)
 end
 
 -- hl_group is the highlight group for a status (ReikaStatus before the
--- first one).
-function M.hl_group(status)
-  return M.highlight[M.level(status) or protocol.level.ok]
+-- first one); with inactive, the one for statuslines of windows other than
+-- the current (ReikaStatusNC, ReikaStatusWarnNC, ReikaStatusErrorNC).
+function M.hl_group(status, inactive)
+  return M.highlight[M.level(status) or protocol.level.ok] .. (inactive and 'NC' or '')
 end
 
 -- escape_statusline doubles % so text shows literally in 'statusline'.
@@ -58,18 +59,49 @@ function M.escape_statusline(s)
   return (s:gsub('%%', '%%%%'))
 end
 
--- statusline_item is the chip wrapped in its highlight group for use with
--- %{% ... %} or %!, or '' before the first status.
-function M.statusline_item(status)
-  local text = M.chip(status)
-  if text == '' then
+-- statusline_item is text (the chip) wrapped in the status's highlight
+-- group for use with %{% ... %} or %!, or '' when text is empty. inactive
+-- as for hl_group.
+function M.statusline_item(status, text, inactive)
+  if text == nil or text == '' then
     return ''
   end
-  return '%#' .. M.hl_group(status) .. '#' .. M.escape_statusline(text) .. '%*'
+  return '%#' .. M.hl_group(status, inactive) .. '#' .. M.escape_statusline(text) .. '%*'
+end
+
+-- busy_chip is the chip with the busy sign (frame) before it while the
+-- status says a turn runs: "⠋ ctx 3.1k/24k (16% of 20k)".
+function M.busy_chip(status, frame)
+  local text = M.chip(status)
+  if text ~= '' and status.busy == true and frame and frame ~= '' then
+    return frame .. ' ' .. text
+  end
+  return text
+end
+
+-- without_chip drops the chip that the server ends a round's report with
+-- ("round 3 · read a.go · ctx 12k/24k (61% of 20k)" -> "round 3 · read
+-- a.go"), so that progress beside the chip does not repeat it.
+function M.without_chip(message)
+  local sep = ' · ctx '
+  local last
+  local from = 1
+  while true do
+    local i = message:find(sep, from, true)
+    if not i then
+      break
+    end
+    last, from = i, i + 1
+  end
+  if last then
+    return message:sub(1, last - 1)
+  end
+  return message
 end
 
 -- progress_text joins the messages of the running work-done progress
--- entries ({title, message, done}) in token order: "Reika: round 3 · ...".
+-- entries ({title, message, done}) in token order, without the chip:
+-- "Reika: round 3 · read a.go".
 function M.progress_text(entries)
   local tokens = {}
   for token, e in pairs(entries or {}) do
@@ -83,13 +115,56 @@ function M.progress_text(entries)
   local parts = {}
   for _, token in ipairs(tokens) do
     local e = entries[token]
-    if e.title and e.message and e.message ~= '' then
-      parts[#parts + 1] = e.title .. ': ' .. e.message
+    local message = type(e.message) == 'string' and M.without_chip(e.message) or nil
+    if e.title and message and message ~= '' then
+      parts[#parts + 1] = e.title .. ': ' .. message
     else
-      parts[#parts + 1] = e.title or e.message
+      parts[#parts + 1] = e.title or message
     end
   end
   return table.concat(parts, ', ')
+end
+
+-- The user commands of the protocol's commands (plugin/reika.lua).
+M.user_commands = {
+  [protocol.command.ask] = ':ReikaAsk',
+  [protocol.command.compact] = ':ReikaCompact',
+  [protocol.command.cancel] = ':ReikaCancel',
+  [protocol.command.status] = ':ReikaStatus',
+  [protocol.command.save] = ':ReikaSave',
+  [protocol.command.new_session] = ':ReikaNew',
+}
+
+-- user_words names the user commands where a message from the server
+-- names protocol commands ("cancel it (reika.cancel)" -> "cancel it
+-- (:ReikaCancel)"). A name inside a word or a path (myreika.cancel,
+-- /tmp/reika.save.md) is left alone.
+function M.user_words(message)
+  return (
+    message:gsub('()reika%.(%a+)()', function(from, name, to)
+      local before = message:sub(from - 1, from - 1)
+      local after, beyond = message:sub(to, to), message:sub(to + 1, to + 1)
+      if before:match('[%w._/-]') or after:match('[%w_/-]') then
+        return nil
+      end
+      if after == '.' and beyond ~= '' and not beyond:match('%s') then
+        return nil
+      end
+      return M.user_commands['reika.' .. name]
+    end)
+  )
+end
+
+-- selection_label names a selection for the prompt: "main.go line 3",
+-- "main.go lines 3-7" (rows 1-based, either order).
+function M.selection_label(name, first, last)
+  if last < first then
+    first, last = last, first
+  end
+  if first == last then
+    return string.format('%s line %d', name, first)
+  end
+  return string.format('%s lines %d-%d', name, first, last)
 end
 
 -- first_line returns the first line of s and how many lines follow it.

@@ -4,6 +4,7 @@ local client = require('reika.client')
 local compat = require('reika.compat')
 local config = require('reika.config')
 local protocol = require('reika.protocol')
+local util = require('reika.util')
 
 local M = {}
 
@@ -43,11 +44,29 @@ local function wait_ready(c)
   return failure
 end
 
+-- checked_buffer is the buffer :checkhealth ran from: it shows its report
+-- in a new tab page, so that of the previous tab page's window.
+local function checked_buffer()
+  local cur = vim.api.nvim_get_current_buf()
+  if util.buf_path(cur) then
+    return cur
+  end
+  local tab = vim.fn.tabpagenr('#')
+  if tab > 0 then
+    local b = vim.fn.tabpagebuflist(tab)[vim.fn.tabpagewinnr(tab)]
+    if b and b > 0 then
+      return b
+    end
+  end
+  return cur
+end
+
 local function check_server(h)
-  local c, err = client.current(vim.api.nvim_get_current_buf(), false)
+  local bufnr = checked_buffer()
+  local c, err = client.current(bufnr, false)
   if not c then
     h.info('reika-lsp is not running for this workspace; starting it to ask')
-    c, err = client.current(vim.api.nvim_get_current_buf(), true)
+    c, err = client.current(bufnr, true)
   end
   if not c then
     h.error(err or 'reika-lsp did not start')
@@ -65,7 +84,7 @@ local function check_server(h)
   }, M.timeout_ms)
   if not resp or resp.err or type(resp.result) ~= 'table' then
     local why = resp and resp.err and (resp.err.message or vim.inspect(resp.err)) or 'no answer'
-    h.error('reika.status failed: ' .. tostring(why))
+    h.error('the status request failed: ' .. tostring(why))
     return
   end
   local s = resp.result
@@ -79,12 +98,19 @@ local function check_server(h)
   local source = s.windowSource
   if source == 'none' or source == nil or source == vim.NIL then
     h.warn('context window: unknown (nothing is shed or folded)', {
-      'Set settings.contextWindow (or REIKA_CONTEXT_WINDOW) to the engine\'s window',
+      "Set settings.contextWindow (or REIKA_CONTEXT_WINDOW) to the engine's window",
     })
   else
     h.ok(string.format('context window: %s (from %s)', tostring(s.window), source))
   end
-  h.info('status: ' .. tostring(s.text))
+  if s.level == protocol.level.warning then
+    h.warn(string.format('status: %s', tostring(s.text)), {
+      'The window is past 80% of the shed point: old tool output will be shed soon.',
+      ':ReikaCompact folds old rounds into a recap now; :ReikaNew starts afresh.',
+    })
+  else
+    h.info('status: ' .. tostring(s.text))
+  end
 end
 
 function M.check()

@@ -7,7 +7,9 @@ local commands = require('reika.commands')
 local config = require('reika.config')
 local format = require('reika.format')
 local progress = require('reika.progress')
+local spinner = require('reika.spinner')
 local status = require('reika.status')
+local util = require('reika.util')
 
 local M = {}
 
@@ -34,6 +36,7 @@ function M.setup(user)
   end
   local first = client.opts == nil
   client.opts = o
+  spinner.set_frames(o.spinner)
   status.define_highlights()
   group = vim.api.nvim_create_augroup('reika', { clear = true })
   vim.api.nvim_create_autocmd('ColorScheme', {
@@ -71,9 +74,21 @@ function M.options()
   return client.options()
 end
 
+-- drawn returns the buffer whose statusline is being drawn (that of the
+-- current window outside a statusline) and whether its window is not the
+-- current one.
+local function drawn()
+  local win, current = util.statusline_window()
+  local ok, bufnr = pcall(vim.api.nvim_win_get_buf, win)
+  if not ok then
+    bufnr = vim.api.nvim_get_current_buf()
+  end
+  return bufnr, not current
+end
+
 local function current_status()
-  local ok, bufnr = pcall(vim.api.nvim_get_current_buf)
-  return status.get(ok and client.attached(bufnr) or nil)
+  local bufnr = drawn()
+  return status.get(client.status_ids(bufnr))
 end
 
 -- status returns the last reika/status object (of the current buffer's
@@ -83,10 +98,13 @@ function M.status()
   return s and vim.deepcopy(s) or nil
 end
 
--- statusline returns the chip text ("ctx 16k/24k (81% of 20k)"), '' before
--- the server's first status.
+-- statusline returns the chip text ("ctx 16k/24k (81% of 20k)"), with the
+-- busy sign before it while a turn runs ("⠋ ctx 3.1k/24k (16% of 20k)"),
+-- '' before the server's first status. In a statusline it is the chip of
+-- the window's buffer.
 function M.statusline()
-  return format.chip(current_status())
+  client.options() -- the spinner's frames
+  return format.busy_chip(current_status(), spinner.frame())
 end
 
 -- statusline_level returns 'ok', 'warning' or 'error', nil before the
@@ -96,30 +114,36 @@ function M.statusline_level()
 end
 
 -- statusline_hl returns the chip's highlight group: ReikaStatus,
--- ReikaStatusWarn or ReikaStatusError.
+-- ReikaStatusWarn or ReikaStatusError, with NC appended in the statusline
+-- of a window that is not the current one.
 function M.statusline_hl()
-  return format.hl_group(current_status())
+  local _, inactive = drawn()
+  return format.hl_group(current_status(), inactive)
 end
 
 -- statusline_item returns the chip in its highlight group, for
 -- 'statusline' with %{% %}: "%{%v:lua.require'reika'.statusline_item()%}".
 function M.statusline_item()
-  return format.statusline_item(current_status())
+  local _, inactive = drawn()
+  return format.statusline_item(current_status(), M.statusline(), inactive)
 end
 
--- progress returns the running turn's progress message, '' when idle.
+-- progress returns the running turn's progress message without the chip
+-- ("Reika: round 3 · read src/a.go"), '' when idle.
 function M.progress()
-  local c = client.current(vim.api.nvim_get_current_buf(), false)
+  local c = client.current(drawn(), false)
   return c and progress.get(c.id) or ''
 end
 
--- lualine returns a lualine component showing the chip, coloured by
--- level: sections = { lualine_x = { require('reika').lualine() } }.
--- Fields of o override the component's (icon, separator, ...).
+-- lualine returns a lualine component showing the chip (and the busy
+-- sign), hidden before the first status, coloured by level:
+-- sections = { lualine_x = { require('reika').lualine() } }. Fields of o
+-- override the component's (icon, separator, ...).
 function M.lualine(o)
   local component = {
     function()
-      return M.statusline()
+      -- lualine puts a function's text in the statusline as it is.
+      return format.escape_statusline(M.statusline())
     end,
     cond = function()
       return M.statusline() ~= ''

@@ -22,13 +22,19 @@ local groups = {
 local View = {}
 View.__index = View
 
+-- name is the buffer name of a workspace's transcript:
+-- reika://transcript/home/me/project for /home/me/project.
+function M.name(root)
+  return 'reika://transcript/' .. (root:gsub('^/+', ''))
+end
+
 -- new makes a view named after the workspace root. opts: result_lines,
 -- follow.
 function M.new(root, opts)
   opts = opts or {}
   return setmetatable({
     root = root,
-    name = 'reika://transcript/' .. root,
+    name = M.name(root),
     opts = opts,
     model = transcript.new({ result_lines = opts.result_lines }),
     bufnr = nil,

@@ -135,6 +135,24 @@ function M.selection_range(lines, sel, encoding)
     table.concat(text, '\n')
 end
 
+-- statusline_window returns the window whose statusline is being drawn
+-- and whether it is the current window. Neovim makes the drawn window
+-- current while it evaluates %{} (g:actual_curwin names the real one) and
+-- sets g:statusline_winid for %!; outside a statusline it is the current
+-- window.
+function M.statusline_window()
+  local cur = vim.api.nvim_get_current_win()
+  local drawn = vim.g.statusline_winid
+  if type(drawn) == 'number' then
+    return drawn, drawn == cur
+  end
+  local actual = tonumber(vim.g.actual_curwin)
+  if actual then
+    return cur, actual == cur
+  end
+  return cur, true
+end
+
 -- visual_selection reads the selection an Ex command ran on: marks '< '>
 -- when they match the command's range, else whole lines line1..line2.
 function M.visual_selection(bufnr, line1, line2)

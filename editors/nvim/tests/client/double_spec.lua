@@ -90,6 +90,35 @@ t.describe('ask', function()
     t.truthy(H.has_line(H.transcript(root), '^%[info%] approval: Allow for this session$'))
   end)
 
+  t.it('takes the answer of a picker that answers later as this Neovim can', function()
+    local root = fresh()
+    vim.ui.select = function(items, _, on_choice)
+      vim.defer_fn(function()
+        on_choice(items[2], 2)
+      end, 10)
+    end
+    local approval = require('reika.approval')
+    local real_inputlist = approval.inputlist
+    local fallback
+    approval.inputlist = function(items)
+      fallback = true
+      return items[1]
+    end
+    local result = ask('[approve]')
+    approval.inputlist = real_inputlist
+    t.eq('done', result.status)
+    if vim.fn.has('nvim-0.9') == 1 then
+      -- The request handler runs in a coroutine and waits for the picker.
+      t.truthy(H.has_line(H.transcript(root), '^%[info%] approval: Allow for this session$'))
+      t.falsy(fallback, 'no built-in prompt')
+    else
+      -- The answer is due at once: the built-in prompt asks instead.
+      t.truthy(fallback, 'the built-in prompt')
+      t.truthy(H.has_line(H.transcript(root), '^%[info%] approval: Allow$'))
+      t.truthy(H.find(notes, 'built%-in prompt', levels.WARN), 'said once')
+    end
+  end)
+
   t.it('sends no answer (deny) when the approval is dismissed', function()
     local root = fresh()
     H.select_by({})
@@ -113,10 +142,20 @@ t.describe('ask', function()
       return reika.progress() ~= ''
     end)
     t.eq('Reika: wait for me [wait]', reika.progress())
-    -- A second ask while one runs is refused with the server's message.
+    -- It came the way this Neovim delivers $/progress: LspProgress into the
+    -- plugin's entries on 0.10+, the client's own messages before.
+    if vim.fn.has('nvim-0.10') == 1 then
+      t.truthy(next(require('reika.progress').entries[c.id] or {}), 'LspProgress entries')
+    else
+      t.truthy(next(c.messages.progress), 'client.messages.progress')
+    end
+    -- A second ask while one runs is refused with the server's message,
+    -- which names the user command rather than the protocol's.
     local second = ask('another')
     t.eq('error', second.status)
-    t.truthy(H.find(notes, 'a turn is running', levels.ERROR), 'refusal shown')
+    local refusal = H.find(notes, 'a turn is already running', levels.ERROR)
+    t.truthy(refusal, 'refusal shown')
+    t.matches('cancel it %(:ReikaCancel%)$', refusal.msg)
     vim.cmd('ReikaCancel')
     t.wait('the turn to end', function()
       return done
@@ -165,6 +204,30 @@ t.describe('ask', function()
       vim.inspect(H.transcript(root))
     )
     t.truthy(H.has_line(H.transcript(root), '^> explain this$'))
+  end)
+
+  t.it('says in the prompt which selection is attached', function()
+    local root = fresh()
+    local cwd = vim.fn.getcwd()
+    vim.cmd('cd ' .. vim.fn.fnameescape(root))
+    local real_input = vim.ui.input
+    local prompts = {}
+    vim.ui.input = function(opts, on_confirm)
+      prompts[#prompts + 1] = opts.prompt
+      -- Answer the first; dismiss the second, so one turn runs.
+      on_confirm(#prompts == 1 and 'what is this?' or nil)
+    end
+    vim.api.nvim_win_set_cursor(0, { 1, 0 })
+    vim.cmd('normal! Vj')
+    vim.cmd('normal! \27')
+    vim.cmd("'<,'>ReikaAsk")
+    vim.cmd('2ReikaAsk')
+    vim.ui.input = real_input
+    vim.cmd('cd ' .. vim.fn.fnameescape(cwd))
+    t.eq({ 'Ask reika about main.txt lines 1-2: ', 'Ask reika about main.txt line 2: ' }, prompts)
+    t.wait('the selection in the transcript', function()
+      return H.has_line(H.transcript(root), '^> %[selection main.txt 0:0%-1:11%]$') ~= nil
+    end)
   end)
 
   t.it('asks for the prompt with vim.ui.input when none is given', function()
@@ -243,7 +306,7 @@ t.describe('commands', function()
 end)
 
 t.describe('code action', function()
-  t.it('works through Neovim\'s own workspace/executeCommand too', function()
+  t.it("works through Neovim's own workspace/executeCommand too", function()
     -- Without the plugin's client-side command (as with a hand-made
     -- vim.lsp config), Neovim 0.7.2 sends workspace/executeCommand itself.
     local root, c = fresh()
@@ -283,6 +346,11 @@ t.describe('server messages', function()
       return reika.statusline() == 'reika-lsp stopped'
     end)
     t.eq('error', reika.statusline_level())
+    t.truthy(
+      H.find(notes, '^reika: reika%-lsp stopped: exited with code 3;', levels.ERROR),
+      vim.inspect(notes)
+    )
+    t.falsy(H.find(notes, 'ask failed'), 'one message, not one more for the ask')
   end)
 
   t.it('does not restart a failed server on every buffer switch, but a command does', function()
@@ -323,5 +391,19 @@ t.describe(':checkhealth reika', function()
     t.matches('engine: reachable, model double%-model', text)
     t.matches('context window: 16000 %(from setting%)', text)
     t.falsy(text:find('ERROR'), text)
+    t.falsy(text:find('WARNING'), text)
   end)
+
+  t.it(
+    'checks the server of the buffer it ran from, and warns past 80% of the shed point',
+    function()
+      local root, c = fresh()
+      ask('fill the window')
+      vim.cmd('checkhealth reika')
+      local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+      t.matches('server running for ' .. vim.pesc(root) .. ' %(client ' .. c.id .. '%)', text)
+      t.matches('WARNING:? status: ctx [%d.]+k/16k %(88%% of 13k%)', text)
+      t.matches(':ReikaCompact', text)
+    end
+  )
 end)

@@ -64,6 +64,11 @@ t.it('saves the open files the agent edits and leaves unsaved work alone', funct
   }, labels)
   t.eq(5, #prompts, 'an approval for each edit, the command and the write')
   t.eq({ 'Allow', 'Allow for this session', 'Deny' }, prompts[1].labels)
+  t.matches(
+    '^reika: Reika wants to write closed%.txt %(replace, 1 line%)\n',
+    prompts[5].prompt,
+    'one line, not 1 lines'
+  )
 
   -- saved.txt had no unsaved changes: edited and saved, so the command
   -- the agent ran next saw the edit.

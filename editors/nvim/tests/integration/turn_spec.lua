@@ -17,11 +17,8 @@ end
 local function filler(name, n)
   local lines = {}
   for i = 1, n do
-    lines[i] = string.format(
-      '%s line %d: the quick brown fox jumps over the lazy dog again.',
-      name,
-      i
-    )
+    lines[i] =
+      string.format('%s line %d: the quick brown fox jumps over the lazy dog again.', name, i)
   end
   return lines
 end
@@ -74,16 +71,27 @@ t.it('asks, fills the window, compacts, saves, cancels, starts anew', function()
   local reika = require('reika')
 
   -- Every chip the server sent is the window's, or the placeholder it
-  -- sends before the engine has answered.
-  local discovered
+  -- sends before the engine has answered; while the turn ran the
+  -- statusline showed it after the busy sign.
+  local discovered, spun = nil, false
+  local frames = reika.options().spinner
   for _, h in ipairs(history) do
-    if h.text ~= 'ctx –' then
-      t.matches(chip_pattern, h.text, 'the chip')
+    if h.status.text ~= 'ctx –' then
+      t.matches(chip_pattern, h.status.text, 'the chip')
+    end
+    if h.busy then
+      local sign, rest = h.text:match('^(%S+) (.*)$')
+      t.truthy(vim.tbl_contains(frames, sign), 'a spinner frame before the chip: ' .. h.text)
+      t.eq(h.status.text, rest, 'the chip after the busy sign')
+      spun = true
+    else
+      t.eq(h.status.text, h.text, 'no busy sign when idle')
     end
     if h.status.windowSource == 'endpoint' and not discovered then
       discovered = h.status
     end
   end
+  t.truthy(spun, 'the busy sign showed')
   t.truthy(discovered, 'a status with the window from the endpoint: ' .. vim.inspect(history))
   t.eq(16000, discovered.window, 'the window')
   t.eq(12556, discovered.shedPoint, 'the shed point')
@@ -102,11 +110,14 @@ t.it('asks, fills the window, compacts, saves, cancels, starts anew', function()
     t.truthy(H.has_line(lines, pattern), pattern .. ' in ' .. vim.inspect(lines))
   end
 
-  -- Progress: a report per round, on the ask's token; none once it ended.
+  -- Progress: a report per round, on the ask's token, without the chip
+  -- the server ends it with (the statusline shows that); none once it
+  -- ended.
   t.truthy(
-    H.has_line(progress, '^Reika: round %d+ · read notes/two%.txt · ctx [%d.]+k?/16k'),
+    H.has_line(progress, '^Reika: round %d+ · read notes/two%.txt$'),
     'a round report in ' .. vim.inspect(progress)
   )
+  t.falsy(H.has_line(progress, 'ctx '), 'no chip in ' .. vim.inspect(progress))
   t.eq('', reika.progress(), 'no progress after the turn')
 
   -- Compact folded: the window shrank back below the warning. (The

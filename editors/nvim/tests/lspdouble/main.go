@@ -497,7 +497,7 @@ func (s *server) ask(ctx context.Context, prompt string, token json.RawMessage) 
 	s.mu.Lock()
 	if s.turnCancel != nil {
 		s.mu.Unlock()
-		return map[string]any{"session": s.sessionID(), "status": "error", "message": "a turn is running; cancel it or wait"}
+		return map[string]any{"session": s.sessionID(), "status": "error", "message": "a turn is already running: wait for it to end or cancel it (reika.cancel)"}
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

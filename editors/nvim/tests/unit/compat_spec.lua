@@ -1,8 +1,19 @@
--- The version branches of reika.compat, walked with stubs: this Neovim is
--- 0.7.2, so the 0.8+ and 0.11+ branches can only be checked this way.
+-- The version branches of reika.compat that this Neovim does not take,
+-- walked with stubs (the suite runs on 0.7.2 and 0.10, so the 0.11 branch
+-- only runs this way). The branch this Neovim takes is tested for real:
+-- here where no server is needed, in client/compat_spec.lua where one is.
 local compat = require('reika.compat')
 
 local real_has = compat.has
+
+-- other runs a test only when this Neovim does not take the branch for
+-- versions from..before (before nil: no upper bound).
+local function other(name, from, before, fn)
+  local takes = real_has(from) and (before == nil or not real_has(before))
+  if not takes then
+    t.it(name, fn)
+  end
+end
 local saved = {}
 local calls
 
@@ -53,7 +64,7 @@ t.describe('compat.start', function()
   local config = { name = 'reika', cmd = { 'reika-lsp' }, root_dir = '/w' }
   local reuse = function() end
 
-  t.it('0.7 uses start_client and buf_attach_client', function()
+  other('0.7 uses start_client and buf_attach_client', '0.7', '0.8', function()
     version('0.7')
     stub(vim.lsp, 'start_client', record('start_client', 7))
     stub(vim.lsp, 'buf_attach_client', record('buf_attach_client', true))
@@ -65,25 +76,30 @@ t.describe('compat.start', function()
     t.eq({ { 'start_client', config } }, calls)
   end)
 
-  t.it('0.8-0.10 use vim.lsp.start in the buffer, start_client without one', function()
-    version('0.10')
-    stub(vim.lsp, 'start_client', record('start_client', 9))
-    local in_buf
-    stub(vim.lsp, 'start', function(cfg, opts)
-      in_buf = vim.api.nvim_get_current_buf()
-      calls[#calls + 1] = { 'start', cfg, opts }
-      return 8
-    end)
-    local b = vim.api.nvim_create_buf(true, false)
-    t.eq(8, compat.start(config, b, reuse))
-    t.eq({ { 'start', config, { bufnr = b, reuse_client = reuse } } }, calls)
-    t.eq(b, in_buf, '0.8 attaches the current buffer: run in the target buffer')
-    calls = {}
-    t.eq(9, compat.start(config, nil, reuse))
-    t.eq({ { 'start_client', config } }, calls)
-  end)
+  other(
+    '0.8-0.10 use vim.lsp.start in the buffer, start_client without one',
+    '0.8',
+    '0.11',
+    function()
+      version('0.10')
+      stub(vim.lsp, 'start_client', record('start_client', 9))
+      local in_buf
+      stub(vim.lsp, 'start', function(cfg, opts)
+        in_buf = vim.api.nvim_get_current_buf()
+        calls[#calls + 1] = { 'start', cfg, opts }
+        return 8
+      end)
+      local b = vim.api.nvim_create_buf(true, false)
+      t.eq(8, compat.start(config, b, reuse))
+      t.eq({ { 'start', config, { bufnr = b, reuse_client = reuse } } }, calls)
+      t.eq(b, in_buf, '0.8 attaches the current buffer: run in the target buffer')
+      calls = {}
+      t.eq(9, compat.start(config, nil, reuse))
+      t.eq({ { 'start_client', config } }, calls)
+    end
+  )
 
-  t.it('0.11 registers with vim.lsp.config and starts with vim.lsp.start', function()
+  other('0.11 registers with vim.lsp.config and starts with vim.lsp.start', '0.11', nil, function()
     version('0.11')
     local registered = {}
     local lsp_config = setmetatable({}, {
@@ -132,7 +148,7 @@ t.describe('compat client calls', function()
     return c
   end
 
-  t.it('uses dot calls before 0.11', function()
+  other('uses dot calls before 0.11', '0.7', '0.11', function()
     version('0.10')
     local c = fake_client()
     compat.request(c, 'workspace/executeCommand', {}, function() end, 0)
@@ -149,7 +165,7 @@ t.describe('compat client calls', function()
     }, c.calls)
   end)
 
-  t.it('uses method calls on 0.11', function()
+  other('uses method calls on 0.11', '0.11', nil, function()
     version('0.11')
     local c = fake_client()
     compat.request(c, 'workspace/executeCommand', {}, function() end, 0)
@@ -164,13 +180,30 @@ t.describe('compat client calls', function()
 end)
 
 t.describe('compat.progress_event', function()
-  t.it('is LspProgress on 0.10+', function()
-    version('0.10')
-    t.eq({ event = 'LspProgress' }, compat.progress_event())
+  local lsp_progress = { event = 'LspProgress' }
+  local user_update = { event = 'User', pattern = 'LspProgressUpdate' }
+  t.it('is the event this Neovim fires on $/progress', function()
+    local want = real_has('0.10') and lsp_progress or user_update
+    t.eq(want, compat.progress_event())
+    -- Neovim knows it: the autocmd can be made, and fires.
+    local fired = false
+    local id = vim.api.nvim_create_autocmd(want.event, {
+      pattern = want.pattern,
+      callback = function()
+        fired = true
+      end,
+    })
+    vim.api.nvim_exec_autocmds(want.event, { pattern = want.pattern, modeline = false })
+    vim.api.nvim_del_autocmd(id)
+    t.truthy(fired)
   end)
-  t.it('is User LspProgressUpdate before', function()
+  other('is LspProgress on 0.10+', '0.10', nil, function()
+    version('0.10')
+    t.eq(lsp_progress, compat.progress_event())
+  end)
+  other('is User LspProgressUpdate before', '0.7', '0.10', function()
     version('0.9')
-    t.eq({ event = 'User', pattern = 'LspProgressUpdate' }, compat.progress_event())
+    t.eq(user_update, compat.progress_event())
   end)
 end)
 
@@ -192,6 +225,13 @@ t.describe('compat.get_hl', function()
     )
     vim.api.nvim_set_hl(0, 'ReikaTestLink', { link = 'ReikaTestBase' })
     t.eq({ fg = 0x112233, bg = 0x445566, ctermfg = 1, ctermbg = 2 }, compat.get_hl('ReikaTestLink'))
+  end)
+  t.it('reads reverse and bold for the GUI and the terminal apart', function()
+    vim.api.nvim_set_hl(0, 'ReikaTestRev', { reverse = true, cterm = { bold = true } })
+    t.eq({ reverse = true, cterm_bold = true }, compat.get_hl('ReikaTestRev'))
+    vim.api.nvim_set_hl(0, 'ReikaTestRev', { bold = true, cterm = { reverse = true } })
+    t.eq({ bold = true, cterm_reverse = true }, compat.get_hl('ReikaTestRev'))
+    t.eq({}, compat.get_hl('ReikaTestNoSuchGroup'))
   end)
 end)
 

@@ -38,9 +38,9 @@ t.describe('config.resolve', function()
   end)
 
   t.it('keeps the settings as given', function()
-    local o = config.resolve(
-      { settings = { baseUrl = 'http://127.0.0.1:8000/v1', contextWindow = 32768, minimal = true } }
-    )
+    local o = config.resolve({
+      settings = { baseUrl = 'http://127.0.0.1:8000/v1', contextWindow = 32768, minimal = true },
+    })
     t.eq(
       { baseUrl = 'http://127.0.0.1:8000/v1', contextWindow = 32768, minimal = true },
       o.settings

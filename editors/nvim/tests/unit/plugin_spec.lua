@@ -4,17 +4,15 @@ vim.cmd('runtime plugin/reika.lua')
 t.describe('plugin/reika.lua', function()
   t.it('defines the commands without loading the plugin', function()
     local cmds = vim.api.nvim_get_commands({})
-    for _, name in ipairs(
-      {
-        'ReikaAsk',
-        'ReikaCompact',
-        'ReikaCancel',
-        'ReikaSave',
-        'ReikaNew',
-        'ReikaTranscript',
-        'ReikaStatus',
-      }
-    ) do
+    for _, name in ipairs({
+      'ReikaAsk',
+      'ReikaCompact',
+      'ReikaCancel',
+      'ReikaSave',
+      'ReikaNew',
+      'ReikaTranscript',
+      'ReikaStatus',
+    }) do
       t.truthy(cmds[name], name .. ' defined')
     end
     t.eq('*', cmds.ReikaAsk.nargs)
@@ -54,9 +52,10 @@ t.describe('setup', function()
   end)
 
   t.it('does not start a server for buffers outside a workspace', function()
-    require('reika').setup(
-      { cmd = { 'reika-lsp-that-does-not-exist' }, root_markers = { 'no-such-marker-7c1d' } }
-    )
+    require('reika').setup({
+      cmd = { 'reika-lsp-that-does-not-exist' },
+      root_markers = { 'no-such-marker-7c1d' },
+    })
     vim.cmd('edit ' .. vim.fn.tempname())
     t.eq({}, require('reika.client').clients())
   end)

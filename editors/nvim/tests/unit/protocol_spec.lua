@@ -55,21 +55,19 @@ t.describe('protocol mirrors agent/api.go', function()
     t.eq(go_const('AskError'), protocol.ask_status.error)
   end)
   t.it('uses the JSON field names of Status', function()
-    for _, field in ipairs(
-      {
-        'text',
-        'tooltip',
-        'level',
-        'busy',
-        'size',
-        'window',
-        'shedPoint',
-        'percent',
-        'windowSource',
-        'model',
-        'session',
-      }
-    ) do
+    for _, field in ipairs({
+      'text',
+      'tooltip',
+      'level',
+      'busy',
+      'size',
+      'window',
+      'shedPoint',
+      'percent',
+      'windowSource',
+      'model',
+      'session',
+    }) do
       t.matches('json:"' .. field .. '"', src, 'Status field ' .. field)
     end
   end)

@@ -73,16 +73,19 @@ t.describe('transcript.format_event', function()
   end)
   t.it('renders a tool result as a head line and a few lines', function()
     local text = 'a.go lines 1-5 of 5\n1\tpackage a\n2\n3\tfunc A() {}\n4\t}\n5'
-    t.eq({
-      '<- read: a.go lines 1-5 of 5 (1.2k tokens)',
-      '   1\tpackage a',
-      '   2',
-      '   3\tfunc A() {}',
-      '   … 2 more lines',
-    }, transcript.format_event(
-      ev('tool_result', text, { tool = 'read', tokens = 1234 }),
-      { result_lines = 3 }
-    ))
+    t.eq(
+      {
+        '<- read: a.go lines 1-5 of 5 (1.2k tokens)',
+        '   1\tpackage a',
+        '   2',
+        '   3\tfunc A() {}',
+        '   … 2 more lines',
+      },
+      transcript.format_event(
+        ev('tool_result', text, { tool = 'read', tokens = 1234 }),
+        { result_lines = 3 }
+      )
+    )
     t.eq(
       { '<- read: a.go lines 1-5 of 5', '   … 5 more lines' },
       transcript.format_event(ev('tool_result', text, { tool = 'read' }), { result_lines = 0 })
@@ -140,15 +143,10 @@ t.describe('transcript.apply', function()
     t.eq('Let me read the file.', mirror[#mirror])
     t.eq('> q', mirror[#mirror - 1], 'the streamed lines are gone')
     -- A later delta of the same round starts a new block (the old one is closed).
-    apply_all(
-      tr,
-      { ev(
-        'tool_call',
-        '',
-        { tool = 'read', args = { path = 'a' } }
-      ), ev('assistant', 'More', { round = 2, delta = true }) },
-      mirror
-    )
+    apply_all(tr, {
+      ev('tool_call', '', { tool = 'read', args = { path = 'a' } }),
+      ev('assistant', 'More', { round = 2, delta = true }),
+    }, mirror)
     t.eq(
       { 'Let me read the file.', '-> read path=a', 'More' },
       { mirror[#mirror - 2], mirror[#mirror - 1], mirror[#mirror] }
@@ -177,15 +175,11 @@ t.describe('transcript.apply', function()
     local tr = transcript.new()
     local mirror = apply_all(tr, { ev('assistant', 'one\n', { delta = true }) }, {})
     t.eq({ '=== session s1 ===', 'one', '' }, mirror, 'a new line is started')
-    apply_all(
-      tr,
-      { ev('assistant', 'two', { delta = true }), ev('assistant', '\n', { delta = true }), ev(
-        'assistant',
-        '\r\nthree',
-        { delta = true }
-      ) },
-      mirror
-    )
+    apply_all(tr, {
+      ev('assistant', 'two', { delta = true }),
+      ev('assistant', '\n', { delta = true }),
+      ev('assistant', '\r\nthree', { delta = true }),
+    }, mirror)
     t.eq({ '=== session s1 ===', 'one', 'two', '', 'three' }, mirror)
     local edits = tr:apply(ev('assistant', ' and more', { delta = true }))
     t.eq(1, #edits)

@@ -14,43 +14,28 @@ end)
 t.describe('util.selection_range', function()
   local lines = { [3] = 'local x = 1', [4] = 'héllo 😀 wörld', [5] = 'end' }
   t.it('takes whole lines in linewise mode', function()
-    local range, text = util.selection_range(
-      lines,
-      { mode = 'V', start = { 3, 0 }, finish = { 5, 0 } },
-      'utf-16'
-    )
+    local range, text =
+      util.selection_range(lines, { mode = 'V', start = { 3, 0 }, finish = { 5, 0 } }, 'utf-16')
     t.eq({ start = { line = 2, character = 0 }, ['end'] = { line = 4, character = 3 } }, range)
     t.eq('local x = 1\nhéllo 😀 wörld\nend', text)
   end)
   t.it('takes characters in charwise mode, end inclusive, in UTF-16', function()
     -- Select "llo 😀": bytes 3..10 of line 4 ('h'=0, 'é'=1-2, 'l'=3, ..., '😀' starts at 7).
-    local range, text = util.selection_range(
-      lines,
-      { mode = 'v', start = { 4, 3 }, finish = { 4, 7 } },
-      'utf-16'
-    )
+    local range, text =
+      util.selection_range(lines, { mode = 'v', start = { 4, 3 }, finish = { 4, 7 } }, 'utf-16')
     t.eq('llo 😀', text)
     t.eq({ start = { line = 3, character = 2 }, ['end'] = { line = 3, character = 8 } }, range)
   end)
   t.it('counts bytes for utf-8 clients', function()
-    local range = util.selection_range(
-      lines,
-      { mode = 'v', start = { 4, 3 }, finish = { 4, 7 } },
-      'utf-8'
-    )
+    local range =
+      util.selection_range(lines, { mode = 'v', start = { 4, 3 }, finish = { 4, 7 } }, 'utf-8')
     t.eq({ start = { line = 3, character = 3 }, ['end'] = { line = 3, character = 11 } }, range)
   end)
   t.it('orders a selection made backwards', function()
-    local a = util.selection_range(
-      lines,
-      { mode = 'v', start = { 5, 1 }, finish = { 3, 6 } },
-      'utf-16'
-    )
-    local b = util.selection_range(
-      lines,
-      { mode = 'v', start = { 3, 6 }, finish = { 5, 1 } },
-      'utf-16'
-    )
+    local a =
+      util.selection_range(lines, { mode = 'v', start = { 5, 1 }, finish = { 3, 6 } }, 'utf-16')
+    local b =
+      util.selection_range(lines, { mode = 'v', start = { 3, 6 }, finish = { 5, 1 } }, 'utf-16')
     t.eq(b, a)
     t.eq({ start = { line = 2, character = 6 }, ['end'] = { line = 4, character = 2 } }, a)
   end)
