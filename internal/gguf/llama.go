@@ -23,11 +23,11 @@ type Llama struct {
 
 // Block is one transformer layer's weights.
 type Block struct {
-	AttnNorm                  []float32 // Embd
+	AttnNorm                   []float32 // Embd
 	AttnQ, AttnK, AttnV, AttnO []float32 // Embd × Embd
-	FFNNorm                   []float32 // Embd
-	FFNGate, FFNUp            []float32 // FF rows of Embd
-	FFNDown                   []float32 // Embd rows of FF
+	FFNNorm                    []float32 // Embd
+	FFNGate, FFNUp             []float32 // FF rows of Embd
+	FFNDown                    []float32 // Embd rows of FF
 }
 
 // headDim is the width of one attention head.
