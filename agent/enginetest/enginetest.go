@@ -248,9 +248,9 @@ type Server struct {
 	tok  *tokenizer
 
 	mu      sync.Mutex
-	script  Script     // guarded by mu
-	records []Recorded // guarded by mu
-	calls   []string   // guarded by mu
+	script  Script      // guarded by mu
+	records []Recorded  // guarded by mu
+	calls   []string    // guarded by mu
 	cache   promptCache // guarded by mu: the slot and the host-memory prompt cache
 	loaded  bool        // guarded by mu: Ollama / LM Studio model loaded
 	loading bool        // guarded by mu: llama.cpp is loading its model
