@@ -96,8 +96,13 @@ const (
 	dimFirst = 3 // the state and signal dims start here
 )
 
-// Model builds the model: the shared vocabulary plus the signal tokens (as
-// user-defined tokens) and the pieces (as normal tokens no merge produces).
+// Model builds the model: the shared vocabulary plus the signal tokens and
+// the pieces, both as user-defined tokens. llama.cpp splits a user-defined
+// token's text out of any input, so a reply the template renders back into
+// the history tokenizes as the model generated it and the slot reuses it,
+// as it would a real model's reply. Pieces must therefore be distinctive
+// text: a piece that occurs inside the template's own words (a newline,
+// "assistant") would change how every prompt tokenizes.
 func (tc ToolCaller) Model() (*Llama, error) {
 	if len(tc.Default) == 0 {
 		return nil, fmt.Errorf("gguf: the tool caller needs a default reply")
@@ -113,10 +118,10 @@ func (tc ToolCaller) Model() (*Llama, error) {
 			if p == "" {
 				return c, fmt.Errorf("gguf: an empty piece")
 			}
-			if v.ID(ByteEncode(p)) >= 0 {
+			if v.ID(ByteEncode(p)) >= 0 || v.ID(p) >= 0 {
 				return c, fmt.Errorf("gguf: piece %q is already a token", p)
 			}
-			c.tokens = append(c.tokens, v.AddText(p))
+			c.tokens = append(c.tokens, v.AddUserDefined(p))
 		}
 		return c, nil
 	}

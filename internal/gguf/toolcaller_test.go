@@ -39,7 +39,7 @@ func TestToolCallerPicks(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	nl := v.ID(ByteEncode("\n"))
 	sig := func(s string) int { return v.ID(s) }
-	piece := func(p string) int { return v.ID(ByteEncode(p)) }
+	piece := func(p string) int { return v.ID(p) }
 	genPrompt := []int{v.ID(ImEnd), nl, v.ID(ImStart)}
 	genPrompt = append(genPrompt, filler(r, m, 2)...) // "assistant"
 	genPrompt = append(genPrompt, nl)
@@ -86,7 +86,7 @@ func TestToolCallerChains(t *testing.T) {
 			ctx = append(ctx, next)
 		}
 		for i, p := range a.Pieces {
-			if want := v.ID(ByteEncode(p)); got[i] != want {
+			if want := v.ID(p); got[i] != want {
 				t.Errorf("%q: token %d is %q, want %q", a.Signal, i, v.Tokens[got[i]], v.Tokens[want])
 			}
 		}
