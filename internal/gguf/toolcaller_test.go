@@ -13,7 +13,7 @@ func testCaller(t *testing.T) (*Llama, ToolCaller) {
 			{Signal: "[[next:a]]", Pieces: []string{CallText("read", `{"path": "a.txt"}`)}},
 			{Signal: "[[next:b]]", Pieces: []string{CallText("read", `{"path": "b.txt"}`)}},
 			{Signal: "[[split]]", Pieces: []string{"<tool_call>\n{\"name\": \"read\", ", "\"arguments\": {\"path\": ", "\"c.txt\"}}\n</tool_call>"}},
-			{Signal: "[[done]]", Pieces: []string{"All", " files read."}},
+			{Signal: "[[done]]", Pieces: []string{"Every file", " was read."}},
 		},
 	}
 	m, err := tc.Model()

@@ -4,11 +4,16 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/reika-lsp/reika-lsp/internal/goroot"
 )
 
 // Token types of tokenizer.ggml.token_type.
@@ -95,25 +100,19 @@ func ByteEncode(s string) string {
 var corpus embed.FS
 
 // DefaultMerges is how many merges NewVocab learns.
-const DefaultMerges = 800
+const DefaultMerges = 3000
 
 // NewVocab builds the shared vocabulary: the 256 byte tokens, merges
-// learned from Go source (this package's own, so the vocabulary is the same
-// on every machine for a given commit), and the ChatML control tokens.
-// Callers add their own tokens after it.
+// learned from Go source and prose (this package's own files and the Go
+// specification of the toolchain, so the vocabulary is the same on every
+// machine with the same Go), and the ChatML control tokens. Callers add
+// their own tokens after it.
 func NewVocab(merges int) *Vocab {
 	v := &Vocab{}
 	for b := 0; b < 256; b++ {
 		v.add(string(byteToRune[b]), TokenNormal)
 	}
-	var text strings.Builder
-	files, _ := fs.Glob(corpus, "*.go")
-	sort.Strings(files)
-	for _, f := range files {
-		b, _ := corpus.ReadFile(f)
-		text.Write(b)
-	}
-	for _, m := range learnMerges(text.String(), merges) {
+	for _, m := range learnedMerges(merges) {
 		merged := m[0] + m[1]
 		if v.ID(merged) >= 0 {
 			continue
@@ -125,6 +124,35 @@ func NewVocab(merges int) *Vocab {
 	v.add(ImStart, TokenControl)
 	v.add(ImEnd, TokenControl)
 	return v
+}
+
+var (
+	mergesMu    sync.Mutex
+	mergesCache = map[int][][2]string{}
+)
+
+// learnedMerges learns n merges once per process.
+func learnedMerges(n int) [][2]string {
+	mergesMu.Lock()
+	defer mergesMu.Unlock()
+	if m, ok := mergesCache[n]; ok {
+		return m
+	}
+	var text strings.Builder
+	files, _ := fs.Glob(corpus, "*.go")
+	sort.Strings(files)
+	for _, f := range files {
+		b, _ := corpus.ReadFile(f)
+		text.Write(b)
+	}
+	if dir := goroot.Dir(); dir != "" {
+		if b, err := os.ReadFile(filepath.Join(dir, "doc", "go_spec.html")); err == nil {
+			text.Write(b)
+		}
+	}
+	m := learnMerges(text.String(), n)
+	mergesCache[n] = m
+	return m
 }
 
 // preTokenize splits text roughly as llama.cpp's qwen2 pre-tokenizer does:
@@ -180,7 +208,9 @@ func runEnd(s string, i int, in func(rune) bool) int {
 
 // learnMerges learns up to n BPE merges from text: repeatedly the most
 // frequent adjacent pair of symbols within the pre-tokenized pieces, ties
-// broken by the pair's text, so the result is deterministic.
+// broken by the pair's text, so the result is deterministic. Pair counts
+// are kept up to date word by word, so a merge costs a pass over the words
+// and one over the pairs.
 func learnMerges(text string, n int) [][2]string {
 	counts := map[string]int{}
 	for _, p := range preTokenize(text) {
@@ -190,27 +220,25 @@ func learnMerges(text string, n int) [][2]string {
 		syms  []string
 		count int
 	}
-	words := make([]word, 0, len(counts))
 	keys := make([]string, 0, len(counts))
 	for k := range counts {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	words := make([]word, 0, len(keys))
+	pairs := map[[2]string]int{}
 	for _, k := range keys {
 		var syms []string
 		for i := 0; i < len(k); i++ {
 			syms = append(syms, string(byteToRune[k[i]]))
 		}
 		words = append(words, word{syms, counts[k]})
+		for i := 0; i+1 < len(syms); i++ {
+			pairs[[2]string{syms[i], syms[i+1]}] += counts[k]
+		}
 	}
 	var out [][2]string
 	for len(out) < n {
-		pairs := map[[2]string]int{}
-		for _, w := range words {
-			for i := 0; i+1 < len(w.syms); i++ {
-				pairs[[2]string{w.syms[i], w.syms[i+1]}] += w.count
-			}
-		}
 		var best [2]string
 		bestN := 1 // a pair seen once is not worth a merge
 		for p, c := range pairs {
@@ -225,10 +253,31 @@ func learnMerges(text string, n int) [][2]string {
 		merged := best[0] + best[1]
 		for wi := range words {
 			w := &words[wi]
+			has := false
+			for i := 0; i+1 < len(w.syms); i++ {
+				if w.syms[i] == best[0] && w.syms[i+1] == best[1] {
+					has = true
+					break
+				}
+			}
+			if !has {
+				continue
+			}
+			for i := 0; i+1 < len(w.syms); i++ {
+				pairs[[2]string{w.syms[i], w.syms[i+1]}] -= w.count
+			}
 			for i := 0; i+1 < len(w.syms); i++ {
 				if w.syms[i] == best[0] && w.syms[i+1] == best[1] {
 					w.syms = slices.Replace(w.syms, i, i+2, merged)
 				}
+			}
+			for i := 0; i+1 < len(w.syms); i++ {
+				pairs[[2]string{w.syms[i], w.syms[i+1]}] += w.count
+			}
+		}
+		for p, c := range pairs {
+			if c <= 0 {
+				delete(pairs, p)
 			}
 		}
 	}
