@@ -31,9 +31,15 @@
 //
 // The fake has one slot with a prefix cache over its own deterministic
 // tokenization (see tokenizer): each prompt is rendered by a ChatML-like
-// chat template, its longest common token prefix with the slot (the
-// previous prompt plus the reply generated for it) is reused, and the reuse
-// is reported as llama.cpp does (cache_n, prompt_n, prompt_ms). Replies come
+// chat template (which re-serialises tool arguments as Qwen's does), its
+// longest common token prefix with the slot (the previous prompt plus every
+// token generated for it but the last) is reused, llama.cpp shapes also
+// restore an earlier prompt kept in host memory (cache.go), and the reuse is
+// reported as llama.cpp does (cache_n, prompt_n, prompt_ms). The llama.cpp
+// shape is held to a real llama-server by one table of checks
+// (parity_test.go): auth on every route but /health, /props and /slots,
+// /apply-template, 503 "Loading model" (Options.Loading), tool calls kept
+// by a length cut, the chat parser's 500 (Fault.ParserError). Replies come
 // from a Script, a function of the parsed request; faults (5xx, 429, reset
 // or truncated streams, a streamed error, a slow first byte) are injected
 // per reply. Everything is deterministic: ids, timestamps and timings
