@@ -325,8 +325,8 @@ func (s *Server) cutReply(m ctxwin.Message, limit int) ctxwin.Message {
 			out.ToolCalls = append(out.ToolCalls, c)
 			continue
 		}
-		// The call's head is two tokens' worth; what is left of the room
-		// goes to its arguments.
+		// The call's head comes first; what is left of the room goes to
+		// its arguments.
 		head := generatedBody(ctxwin.Message{Content: m.Content, ToolCalls: out.ToolCalls})
 		room := limit - r - s.tok.Count(head) - s.tok.Count("\n<tool_call>\n{\"name\": \""+c.Name+"\", \"arguments\": ")
 		if room > 0 {
