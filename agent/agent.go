@@ -48,6 +48,7 @@ type Agent struct {
 	turns   int                // turns in the session; guarded by mu
 	status  Status             // guarded by mu
 	failure string             // why the engine is down or the last turn failed; guarded by mu
+	loading bool               // the engine is loading its model; guarded by mu
 	noticed map[string]bool    // conditions already announced; guarded by mu
 	closed  bool               // guarded by mu
 }
@@ -94,6 +95,7 @@ func New(opts Options) (*Agent, error) {
 	a.tempDir = dir
 	a.appr = newApprovals(a.set.Approve, opts.Approver)
 	a.status = Status{Text: "ctx –", Level: LevelOK, WindowSource: SourceNone}
+	a.watchLoading(opts.Model)
 	ctx, cancel := context.WithCancel(context.Background())
 	a.stopDiscovery = cancel
 	go a.discover(ctx)
@@ -392,6 +394,7 @@ func (a *Agent) UpdateSettings(s Settings) error {
 		if err != nil {
 			return err
 		}
+		a.watchLoading(m)
 		info, ierr := m.Info(context.Background())
 		a.mu.Lock()
 		a.model = m

@@ -445,34 +445,3 @@ func jsonArgs(s string) json.RawMessage {
 	b, _ := json.Marshal(s)
 	return b
 }
-
-// debugLine logs the prefix-cache line of a round (REIKA_DEBUG=1): an
-// append, or where the request diverged from the last one, and what the
-// engine reprocessed.
-func (r *run) debugLine(msgs []ctxwin.Message, div ctxwin.Divergence, resp *Response) {
-	if !r.a.settings().Debug {
-		return
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "reika: prefix-cache round %d: ", r.sess.m.H.Rounds()+1)
-	switch {
-	case r.sess.prev == nil:
-		b.WriteString("first request")
-	case div.Append:
-		fmt.Fprintf(&b, "append (+%d messages)", len(msgs)-len(r.sess.prev))
-	default:
-		fmt.Fprintf(&b, "diverged at message %d (%s)", div.Index, r.sess.m.Describe(div.Index))
-	}
-	switch {
-	case resp.Timings != nil:
-		fmt.Fprintf(&b, "; reprocessed %d tokens in %.2fs (cache %d)", resp.Timings.PromptN, resp.Timings.PromptMS/1000, resp.Timings.CacheN)
-	case resp.Usage != nil && resp.Usage.CachedKnown:
-		fmt.Fprintf(&b, "; reprocessed %d of %d tokens (cached %d), request %.2fs", resp.Usage.PromptTokens-resp.Usage.CachedTokens,
-			resp.Usage.PromptTokens, resp.Usage.CachedTokens, resp.Elapsed.Seconds())
-	case resp.Usage != nil:
-		fmt.Fprintf(&b, "; prompt %d tokens (no cache report), request %.2fs", resp.Usage.PromptTokens, resp.Elapsed.Seconds())
-	default:
-		fmt.Fprintf(&b, "; no usage reported, request %.2fs", resp.Elapsed.Seconds())
-	}
-	r.a.logf("%s", b.String())
-}

@@ -26,6 +26,15 @@ type Model interface {
 	Complete(ctx context.Context, req *Request, onDelta func(Delta)) (*Response, error)
 }
 
+// LoadWatcher is implemented by a Model that waits for an engine busy
+// loading its model (llama-server answers 503 "Loading model" until it is
+// ready) instead of failing. The agent calls WatchLoading once, before any
+// Info or Complete; the Model calls f(true) when it starts waiting and
+// f(false) when the engine answers again, from whichever goroutine asked.
+type LoadWatcher interface {
+	WatchLoading(f func(loading bool))
+}
+
 // Window sources, as shown in the status item (PROTOCOL.md).
 const (
 	SourceSetting  = "setting"

@@ -24,8 +24,10 @@ type session struct {
 	m    *ctxwin.Manager
 	log  *sessionLog
 	info ModelInfo
-	// prev is the last request sent, for the debug line.
-	prev []ctxwin.Message
+	// prev is the last request sent, for the debug line; prevPrompt the
+	// prompt tokens the engine counted for it (0: unknown).
+	prev       []ctxwin.Message
+	prevPrompt int
 	// reads counts reads per path in the current turn, for task payloads.
 	taskPaths map[string]bool
 }

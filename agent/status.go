@@ -97,6 +97,7 @@ func (a *Agent) publishStatusBusy(sess *session, busy bool) Status {
 	default:
 		st.Level = LevelOK
 	}
+	a.applyLoading(&st)
 	warn := st.Level == LevelWarning
 	a.status = st
 	if !warn {

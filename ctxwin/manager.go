@@ -283,9 +283,18 @@ func (m *Manager) LearnOverflow(promptTokens int) {
 	m.Est.Learn(promptTokens, m.H.sumChars+ToolChars(m.H.Tools))
 }
 
-// MaxTokens is the max_tokens of the next request.
+// MaxTokens is the max_tokens of the next request. Until an engine has
+// reported a prompt's size the estimate prices every byte as new, at up to
+// 1.6 characters a token, which can put the fixed prefix alone above a
+// small window (max_tokens 1, a reply cut after one token); so until then
+// max_tokens is at least the generation reserve, the room the budget holds
+// for the reply.
 func (m *Manager) MaxTokens() int {
-	return MaxTokens(m.Window, m.Size(), m.OutputLimit, m.MaxTokensSetting)
+	n := MaxTokens(m.Window, m.Size(), m.OutputLimit, m.MaxTokensSetting)
+	if b, ok := m.Budget(); ok && m.Est.Samples == 0 {
+		n = max(n, MaxTokens(m.Window, m.Window-b.Reserve-ReplyMargin, m.OutputLimit, m.MaxTokensSetting))
+	}
+	return n
 }
 
 // Chip is the status chip of the next request.

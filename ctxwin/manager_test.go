@@ -438,3 +438,35 @@ func TestDiverge(t *testing.T) {
 		t.Errorf("shorter: %+v", d)
 	}
 }
+
+// TestFirstMaxTokensLeavesRoomToAnswer: before any report the estimate may
+// price the fixed prefix above a small window; max_tokens still leaves the
+// reserve for the reply (measured on llama-server: a prefix the engine
+// counted at 1,996 tokens priced at 4,131, max_tokens 1 on -c 4096).
+func TestFirstMaxTokensLeavesRoomToAnswer(t *testing.T) {
+	system := strings.Repeat("func f() { return x[i] + y }\n", 230) // ~6.6k bytes: ~4.1k tokens at 1.6 chars a token
+	for _, tc := range []struct {
+		window, setting, want int
+	}{
+		{4096, 0, 1024}, // the reserve: a quarter of the window
+		{2048, 0, 512},
+		{16384, 0, 2048},
+		{4096, 300, 300}, // REIKA_MAX_TOKENS still caps it
+	} {
+		m := NewManager(NewHistory(system, nil), tc.window)
+		m.MaxTokensSetting = tc.setting
+		m.StartTurn("go")
+		if est := m.Size(); tc.window == 4096 && est < tc.window {
+			t.Fatalf("the prefix is estimated at %d tokens, want over the window to test the floor", est)
+		}
+		if got := m.MaxTokens(); got < tc.want || tc.setting > 0 && got != tc.setting {
+			t.Errorf("window %d: max_tokens %d before any report, want at least %d", tc.window, got, tc.want)
+		}
+		// Once the engine has counted a prompt, the estimate is trusted.
+		m.Sent()
+		m.Observe(tc.window-200, 10)
+		if got, want := m.MaxTokens(), MaxTokens(tc.window, m.Size(), 0, tc.setting); got != want {
+			t.Errorf("window %d: max_tokens %d after a report, want %d from the estimate", tc.window, got, want)
+		}
+	}
+}

@@ -44,7 +44,15 @@ func (c *Client) discover(ctx context.Context) (discovery, error) {
 	info := &d.info
 	var notes []string // what was tried, for the reason when nothing answers
 
-	listing, listed, err := c.listModels(ctx)
+	var (
+		listing modelListing
+		listed  bool
+	)
+	err := c.whileLoading(ctx, func() error {
+		var e error
+		listing, listed, e = c.listModels(ctx)
+		return e
+	})
 	if err != nil {
 		var u *agent.UnreachableError
 		if errors.As(err, &u) || ctx.Err() != nil {
@@ -56,7 +64,10 @@ func (c *Client) discover(ctx context.Context) (discovery, error) {
 		}
 		var se *statusError
 		if errors.As(err, &se) && (se.status == http.StatusUnauthorized || se.status == http.StatusForbidden) {
-			return d, fmt.Errorf("%s refused the API key (GET /models: %v); check REIKA_API_KEY or apiKeyEnv", c.displayURL, err)
+			return d, fmt.Errorf("%s refused the request for its models (GET /models: %w): %s", c.displayURL, err, c.authHint())
+		}
+		if isLoading(err) {
+			return d, err // waited for too long
 		}
 		notes = append(notes, fmt.Sprintf("GET %s/models failed (%v)", c.displayURL, err))
 	}
@@ -159,7 +170,7 @@ func (c *Client) do(ctx context.Context, method, url string, body []byte) ([]byt
 	resp, err := c.http.Do(req)
 	if err != nil {
 		if isUnreachable(err) {
-			return nil, &agent.UnreachableError{URL: c.displayURL, Hint: unreachableHint, Err: innerURLError(err)}
+			return nil, &agent.UnreachableError{URL: c.displayURL, Hint: c.unreachableHint(), Err: innerURLError(err)}
 		}
 		return nil, innerURLError(err)
 	}
@@ -307,6 +318,10 @@ func (c *Client) engineWindow(ctx context.Context, engine, model string, listed 
 			url += "?model=" + neturl.QueryEscape(model) // router mode
 		}
 		b, err := c.get(ctx, url)
+		var se *statusError
+		if errors.As(err, &se) && (se.status == http.StatusUnauthorized || se.status == http.StatusForbidden) {
+			return 0, false, fmt.Sprintf("GET /props failed (%v: %s)", err, c.authHint())
+		}
 		if err != nil {
 			return 0, false, fmt.Sprintf("GET /props failed (%v)", err)
 		}

@@ -79,6 +79,9 @@ type Config struct {
 	HTTPClient *http.Client
 	// Retry bounds the retries of 429, 5xx and dropped connections.
 	Retry Retry
+	// LoadWait bounds the wait for an engine that answers 503 "Loading
+	// model" (llama-server while it loads); 0 means DefaultLoadWait.
+	LoadWait time.Duration
 	// Logf writes a log line; nil discards. Lines never hold the API key.
 	Logf func(format string, args ...any)
 }
@@ -120,6 +123,8 @@ type Client struct {
 	info        *agent.ModelInfo // guarded by mu: the discovered info
 	again       bool             // guarded by mu: discover again on the next Info
 	noStreaming bool             // guarded by mu: the engine refuses stream with tools
+	onLoading   func(bool)       // guarded by mu: told when the engine loads its model
+	loading     bool             // guarded by mu: the engine said it is loading
 }
 
 var _ agent.Model = (*Client)(nil)
@@ -151,6 +156,9 @@ func New(cfg Config) (*Client, error) {
 	}
 	if cfg.Retry.Max <= 0 {
 		cfg.Retry.Max = 30 * time.Second
+	}
+	if cfg.LoadWait <= 0 {
+		cfg.LoadWait = DefaultLoadWait
 	}
 	if cfg.ContextWindow < 0 {
 		return nil, fmt.Errorf("context window %d: must not be negative", cfg.ContextWindow)
@@ -259,7 +267,12 @@ func (c *Client) adoptWindow(o *agent.OverflowError) {
 	c.info.Window, c.info.WindowSource, c.info.Reason = o.Window, agent.SourceOverflow, ""
 }
 
-// Complete sends one chat completion request; see agent.Model.
+// Complete sends one chat completion request; see agent.Model. It waits
+// for an engine that is loading its model; asks once more when the engine
+// rejects what the model generated (a new sample may parse), then names
+// the engine's words; and drops the tool calls of a reply cut at
+// max_tokens or at the window (finish_reason "length"): the last of them
+// may be cut inside its arguments, so the round is a cut reply, not calls.
 func (c *Client) Complete(ctx context.Context, req *agent.Request, onDelta func(agent.Delta)) (*agent.Response, error) {
 	start := time.Now()
 	info, err := c.ensureInfo(ctx)
@@ -267,11 +280,55 @@ func (c *Client) Complete(ctx context.Context, req *agent.Request, onDelta func(
 		return nil, c.red.error(err)
 	}
 	oreq := c.buildRequest(info.Model, req)
+	var resp *agent.Response
+	for attempt := 1; ; attempt++ {
+		sent := 0
+		err = c.whileLoading(ctx, func() error {
+			var e error
+			resp, sent, e = c.completeOnce(ctx, oreq, onDelta)
+			return e
+		})
+		if !rejectedOutput(err) {
+			break
+		}
+		var a *APIError
+		errors.As(err, &a)
+		if attempt > 1 {
+			err = &rejectedError{err: a}
+			break
+		}
+		c.logf("engine: the engine rejected what the model generated (%s); asking once more", a.Message)
+		if sent > 0 {
+			onDelta = nil // the transcript has the first try's text
+		}
+	}
+	if err != nil {
+		var o *agent.OverflowError
+		if errors.As(err, &o) {
+			c.adoptWindow(o)
+		}
+		return nil, c.red.error(err)
+	}
+	if resp.FinishReason == "length" && len(resp.Message.ToolCalls) > 0 {
+		c.logf("engine: the reply was cut (finish_reason length) after %d tool calls; dropping them, the last may be cut short", len(resp.Message.ToolCalls))
+		resp.Message.ToolCalls = nil
+	}
+	resp.Elapsed = time.Since(start)
+	return resp, nil
+}
+
+// completeOnce makes one request: streamed unless the engine refuses to
+// stream with tools, re-issued without streaming when a stream breaks
+// without saying why. sent counts the deltas passed on.
+func (c *Client) completeOnce(ctx context.Context, oreq openai.ChatCompletionRequest, onDelta func(agent.Delta)) (*agent.Response, int, error) {
 	c.mu.Lock()
 	stream := !(c.noStreaming && len(oreq.Tools) > 0)
 	c.mu.Unlock()
 
-	var resp *agent.Response
+	var (
+		resp *agent.Response
+		err  error
+	)
 	sent := 0 // deltas already passed on
 	if stream {
 		resp, sent, err = c.stream(ctx, oreq, onDelta)
@@ -283,6 +340,10 @@ func (c *Client) Complete(ctx context.Context, req *agent.Request, onDelta func(
 			c.noStreaming = true
 			c.mu.Unlock()
 			stream = false
+		case errors.As(err, &failed) && (rejectedOutput(failed.cause) || isLoading(failed.cause)):
+			// The engine said what went wrong: asking again without
+			// streaming would only generate the same reply once more.
+			return nil, sent, failed.cause
 		case errors.As(err, &failed):
 			c.logf("engine: %v; asking again without streaming", failed)
 			stream = false
@@ -292,17 +353,10 @@ func (c *Client) Complete(ctx context.Context, req *agent.Request, onDelta func(
 		resp, err = c.complete(ctx, oreq)
 		if err == nil && sent == 0 && onDelta != nil && (resp.Message.Content != "" || resp.Message.Reasoning != "") {
 			onDelta(agent.Delta{Content: resp.Message.Content, Reasoning: resp.Message.Reasoning})
+			sent++
 		}
 	}
-	if err != nil {
-		var o *agent.OverflowError
-		if errors.As(err, &o) {
-			c.adoptWindow(o)
-		}
-		return nil, c.red.error(err)
-	}
-	resp.Elapsed = time.Since(start)
-	return resp, nil
+	return resp, sent, err
 }
 
 // buildRequest converts the agent's request. Temperature is left unset;

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -28,6 +30,9 @@ type APIError struct {
 	Message string
 	// RetryAfter is the engine's Retry-After, when it sent one.
 	RetryAfter time.Duration
+	// Hint says what to do about it, when something can be done (a 401
+	// names REIKA_API_KEY).
+	Hint string
 }
 
 func (e *APIError) Error() string {
@@ -45,14 +50,48 @@ func (e *APIError) Error() string {
 		b.WriteString(": ")
 		b.WriteString(e.Message)
 	}
+	if e.Hint != "" {
+		b.WriteString(" (")
+		b.WriteString(e.Hint)
+		b.WriteString(")")
+	}
 	return b.String()
 }
 
 // retryable reports whether the status is worth another attempt: 429 and
-// 5xx other than 501 Not Implemented.
+// 5xx other than 501 Not Implemented, unless the engine is loading its
+// model (waited for apart, see whileLoading) or rejected what the model
+// generated (asked again once, see Complete).
 func (e *APIError) retryable() bool {
+	if isLoading(e) || rejectedOutput(e) {
+		return false
+	}
 	return e.Status == 429 || e.Status >= 500 && e.Status != 501 && e.Status != 505
 }
+
+// rejectedRe matches llama.cpp's words when its chat parser or its tool
+// grammar rejects what the model generated: "The model produced output
+// that does not match the expected peg-native format", "Failed to parse
+// input at pos N", "got exception: Unexpected empty grammar stack after
+// accepting piece: ...".
+var rejectedRe = regexp.MustCompile(`(?i)does not match the expected|empty grammar stack|failed to parse input|failed to parse tool call`)
+
+// rejectedOutput reports whether err is the engine's 500 (or streamed
+// error) for model output its chat parser or tool grammar rejected.
+func rejectedOutput(err error) bool {
+	var a *APIError
+	return errors.As(err, &a) && (a.Status == 0 || a.Status == 500) && rejectedRe.MatchString(a.Message)
+}
+
+// rejectedError is model output the engine rejected twice in a row.
+type rejectedError struct{ err *APIError }
+
+func (e *rejectedError) Error() string {
+	return "the engine rejected what the model generated, twice (its chat parser or tool-call grammar could not read the reply; " +
+		"a model whose tool-call format differs from its chat template's fails this way): " + e.err.Error()
+}
+
+func (e *rejectedError) Unwrap() error { return e.err }
 
 // connectionLostError is a connection dropped while a response was read
 // (a reset, a truncated body): worth another attempt.
@@ -63,8 +102,26 @@ func (e *connectionLostError) Error() string {
 }
 func (e *connectionLostError) Unwrap() error { return e.err }
 
-// unreachableHint is what an unreachable engine's error suggests.
-const unreachableHint = "is the engine running? start llama-server (llama-server -m MODEL.gguf --port 8080) or set REIKA_BASE_URL to your engine's URL"
+// unreachableHint is what an unreachable engine's error suggests: start
+// llama-server on the port the base URL names.
+func (c *Client) unreachableHint() string {
+	port := c.base.Port()
+	if port == "" {
+		port = "80"
+		if c.base.Scheme == "https" {
+			port = "443"
+		}
+	}
+	return "is the engine running? start llama-server (llama-server -m MODEL.gguf --jinja --port " + port + ") or set REIKA_BASE_URL to your engine's URL"
+}
+
+// authHint is what a 401 or 403 suggests.
+func (c *Client) authHint() string {
+	if c.cfg.APIKey == "" {
+		return "the engine wants an API key: set REIKA_API_KEY (or apiKeyEnv) to its --api-key"
+	}
+	return "the engine refused the API key: check REIKA_API_KEY (or apiKeyEnv) against its --api-key"
+}
 
 // classify turns an error from go-openai or net/http into the error the
 // caller sees: *agent.OverflowError, *agent.UnreachableError, *APIError,
@@ -111,7 +168,7 @@ func (c *Client) classify(ctx context.Context, err error, cap *capture) error {
 		return c.errorFromInfo(status, info, cap)
 	}
 	if isUnreachable(err) {
-		return &agent.UnreachableError{URL: c.displayURL, Hint: unreachableHint, Err: innerURLError(err)}
+		return &agent.UnreachableError{URL: c.displayURL, Hint: c.unreachableHint(), Err: innerURLError(err)}
 	}
 	var syntaxErr *json.SyntaxError
 	var typeErr *json.UnmarshalTypeError
@@ -138,6 +195,9 @@ func (c *Client) errorFromInfo(status int, info errorInfo, cap *capture) error {
 		return &agent.OverflowError{PromptTokens: prompt, Window: window, Message: msg}
 	}
 	e := &APIError{Status: status, Type: info.Type, Code: info.Code, Message: info.Message}
+	if status == http.StatusUnauthorized || status == http.StatusForbidden || info.Type == "authentication_error" {
+		e.Hint = c.authHint()
+	}
 	if cap != nil && cap.header != nil {
 		e.RetryAfter = retryAfter(cap.header.Get("Retry-After"), time.Now())
 	}

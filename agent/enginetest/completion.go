@@ -17,6 +17,8 @@ type answer struct {
 	header map[string]string
 	// errorLine: a streamed overflow the pre-Oct-2025 llama.cpp way.
 	errorLine []byte
+	// parserErr: the chat parser rejected the reply (Fault.ParserError).
+	parserErr []byte
 
 	req    *parsedRequest
 	id     string
@@ -43,6 +45,12 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	switch {
+	case a.parserErr != nil && a.req.Stream:
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(200)
+		w.Write([]byte("data: " + string(a.parserErr) + "\n\n"))
+	case a.parserErr != nil:
+		writeJSON(w, 500, a.parserErr)
 	case a.errorLine != nil:
 		s.writeErrorLine(w, a.errorLine)
 	case a.status != http.StatusOK:
@@ -67,6 +75,9 @@ func (s *Server) decide(r *http.Request, body []byte) *answer {
 	rec.Status = a.status
 	if a.errorLine != nil {
 		rec.Status = http.StatusOK
+	}
+	if a.parserErr != nil && !a.req.Stream {
+		rec.Status = http.StatusInternalServerError
 	}
 	s.records = append(s.records, rec)
 	return a
@@ -151,10 +162,10 @@ func (s *Server) decideLocked(rec *Recorded) *answer {
 		prompt = "" // the slot below is rebuilt from tokens
 	}
 
-	// The prefix cache.
-	lcp := commonPrefix(s.slot, tokens)
-	if p.CachePrompt != nil && !*p.CachePrompt && s.isLlama() {
-		lcp = 0
+	// The prefix cache: the slot, or a prompt kept in host memory.
+	lcp := 0
+	if p.CachePrompt == nil || *p.CachePrompt || !s.isLlama() {
+		lcp = s.cache.take(tokens)
 	}
 	if lcp >= n {
 		lcp = n - 1 // llama.cpp always processes at least one token
@@ -192,10 +203,12 @@ func (s *Server) decideLocked(rec *Recorded) *answer {
 	if room := o.Window - n; o.Shape != ShapeHosted && (limit == 0 || room < limit) {
 		limit = room // the context fills during generation
 	}
-	completion := s.tok.Count(assistantBody(msg))
+	// The reply's tokens, then its end-of-turn token: each counts against
+	// the limit.
+	completion := s.tok.Count(generatedBody(msg)) + 1
 	if limit > 0 && completion > limit {
 		msg = s.cutReply(msg, limit)
-		completion = min(s.tok.Count(assistantBody(msg)), limit)
+		completion = min(s.tok.Count(generatedBody(msg)), limit)
 		finish = "length"
 	}
 	if finish == "" {
@@ -207,14 +220,25 @@ func (s *Server) decideLocked(rec *Recorded) *answer {
 	a.msg, a.finish, a.completion = msg, finish, completion
 	a.id = fmt.Sprintf("chatcmpl-fake%08d", rec.Index)
 
-	// The slot now holds the prompt and the reply as the template renders it.
-	suffix := assistantBody(msg) + markEnd + "\n"
-	if prompt == "" {
-		s.slot = append(slices.Clone(tokens), s.tok.Tokens(nil, suffix)...)
-	} else {
-		s.slot = s.tok.Tokens(s.slot[:0], prompt+suffix)
+	// The slot now holds the prompt and every token generated but the
+	// last: a reply that ended with its end-of-turn token is there whole,
+	// a cut one without its last token.
+	gen := s.tok.Tokens(nil, generatedBody(msg))
+	if finish == "length" && len(gen) > 0 {
+		gen = gen[:len(gen)-1]
 	}
+	if prompt != "" {
+		tokens = s.tok.Tokens(nil, prompt)
+	}
+	s.cache.store(append(slices.Clone(tokens), gen...))
 	s.loaded = true
+	if reply.Fault.ParserError {
+		msg := reply.Fault.Message
+		if msg == "" {
+			msg = "The model produced output that does not match the expected peg-native format"
+		}
+		a.parserErr = mustJSON(obj{"error": obj{"code": 500, "message": msg, "type": "server_error"}})
+	}
 
 	rec.CacheN, rec.PromptN, rec.PromptMS = a.cacheN, a.promptN, a.promptMS
 	rec.CompletionTokens = completion
@@ -277,8 +301,10 @@ func (s *Server) overflow(p *parsedRequest, n int) *answer {
 	return nil
 }
 
-// cutReply cuts a reply to at most limit tokens: reasoning first, then
-// content; tool calls do not survive a cut.
+// cutReply cuts a reply to at most limit tokens, in the order they are
+// generated: reasoning, content, then the tool calls. As on llama.cpp, the
+// calls that began survive the cut, the last one with its arguments cut
+// short (`{"path":`).
 func (s *Server) cutReply(m ctxwin.Message, limit int) ctxwin.Message {
 	out := ctxwin.Message{Role: m.Role}
 	r := s.tok.Count(m.Reasoning)
@@ -287,7 +313,28 @@ func (s *Server) cutReply(m ctxwin.Message, limit int) ctxwin.Message {
 		return out
 	}
 	out.Reasoning = m.Reasoning
-	out.Content = s.tok.Prefix(m.Content, limit-r)
+	left := limit - r
+	if c := s.tok.Count(m.Content); c >= left {
+		out.Content = s.tok.Prefix(m.Content, left)
+		return out
+	}
+	out.Content = m.Content
+	for _, c := range m.ToolCalls {
+		body := generatedBody(ctxwin.Message{Content: m.Content, ToolCalls: append(out.ToolCalls, c)})
+		if s.tok.Count(body) <= limit-r {
+			out.ToolCalls = append(out.ToolCalls, c)
+			continue
+		}
+		// The call's head comes first; what is left of the room goes to
+		// its arguments.
+		head := generatedBody(ctxwin.Message{Content: m.Content, ToolCalls: out.ToolCalls})
+		room := limit - r - s.tok.Count(head) - s.tok.Count("\n<tool_call>\n{\"name\": \""+c.Name+"\", \"arguments\": ")
+		if room > 0 {
+			c.Arguments = s.tok.Prefix(c.Arguments, room)
+			out.ToolCalls = append(out.ToolCalls, c)
+		}
+		break
+	}
 	return out
 }
 
@@ -306,7 +353,7 @@ func defaultFaultMessage(status int) string {
 	case 429:
 		return "Rate limit reached for requests. Please try again later."
 	case 503:
-		return "Loading model"
+		return "Service Unavailable"
 	case 502:
 		return "Bad gateway"
 	}

@@ -31,9 +31,15 @@
 //
 // The fake has one slot with a prefix cache over its own deterministic
 // tokenization (see tokenizer): each prompt is rendered by a ChatML-like
-// chat template, its longest common token prefix with the slot (the
-// previous prompt plus the reply generated for it) is reused, and the reuse
-// is reported as llama.cpp does (cache_n, prompt_n, prompt_ms). Replies come
+// chat template (which re-serialises tool arguments as Qwen's does), its
+// longest common token prefix with the slot (the previous prompt plus every
+// token generated for it but the last) is reused, llama.cpp shapes also
+// restore an earlier prompt kept in host memory (cache.go), and the reuse is
+// reported as llama.cpp does (cache_n, prompt_n, prompt_ms). The llama.cpp
+// shape is held to a real llama-server by one table of checks
+// (parity_test.go): auth on every route but /health, /props and /slots,
+// /apply-template, 503 "Loading model" (Options.Loading), tool calls kept
+// by a length cut, the chat parser's 500 (Fault.ParserError). Replies come
 // from a Script, a function of the parsed request; faults (5xx, 429, reset
 // or truncated streams, a streamed error, a slow first byte) are injected
 // per reply. Everything is deterministic: ids, timestamps and timings
@@ -97,8 +103,17 @@ type Options struct {
 	// token, reported in timings.prompt_ms; 0 means DefaultPromptMSPerToken.
 	PromptMSPerToken float64
 	// APIKey, when set, is required as "Authorization: Bearer KEY" (llama.cpp
-	// leaves /v1/models, /props and /health public, as it does).
+	// shapes leave only /health public, as llama-server 0.7.0 does).
 	APIKey string
+	// Slots is llama.cpp's total_slots (-np); 0 means 1. Each has the
+	// per-slot Window; the fake serves every request from one of them.
+	Slots int
+	// Loading starts a llama.cpp shape loading its model: every route
+	// answers 503 "Loading model" until SetLoading(false).
+	Loading bool
+	// NoHostCache turns off llama.cpp's host-memory prompt cache
+	// (--cache-ram 0).
+	NoHostCache bool
 
 	// StreamErrorLine makes llama.cpp shapes report a streamed overflow as
 	// builds before PR #16486 (Oct 2025) did: HTTP 200, `error: {...}`, then
@@ -196,6 +211,12 @@ type Fault struct {
 	AfterChunks int
 	// FirstByteDelay holds the response back before its first byte.
 	FirstByteDelay time.Duration
+	// ParserError answers as llama.cpp does when its chat parser rejects
+	// what the model generated: HTTP 500 server_error "The model produced
+	// output that does not match the expected peg-native format" (Message
+	// replaces the text); streamed, HTTP 200 and that error as the only
+	// `data:` line, without [DONE]. The slot keeps the prompt.
+	ParserError bool
 }
 
 // IsZero reports whether f injects nothing.
@@ -233,11 +254,12 @@ type Server struct {
 	tok  *tokenizer
 
 	mu      sync.Mutex
-	script  Script     // guarded by mu
-	records []Recorded // guarded by mu
-	calls   []string   // guarded by mu
-	slot    []uint32   // guarded by mu: the slot's cached tokens
-	loaded  bool       // guarded by mu: Ollama / LM Studio model loaded
+	script  Script      // guarded by mu
+	records []Recorded  // guarded by mu
+	calls   []string    // guarded by mu
+	cache   promptCache // guarded by mu: the slot and the host-memory prompt cache
+	loaded  bool        // guarded by mu: Ollama / LM Studio model loaded
+	loading bool        // guarded by mu: llama.cpp is loading its model
 }
 
 // New starts a fake engine on a loopback port. Close it when done.
@@ -284,10 +306,12 @@ func newServer(opts Options) *Server {
 		opts.PromptMSPerToken = DefaultPromptMSPerToken
 	}
 	return &Server{
-		opts:   opts,
-		tok:    newTokenizer(opts.CharsPerToken),
-		script: opts.Script,
-		loaded: !opts.Unloaded,
+		opts:    opts,
+		tok:     newTokenizer(opts.CharsPerToken),
+		script:  opts.Script,
+		loaded:  !opts.Unloaded,
+		loading: opts.Loading,
+		cache:   promptCache{host: !opts.NoHostCache && (opts.Shape == ShapeLlamaCpp || opts.Shape == ShapeLlamaCpp2025)},
 	}
 }
 
@@ -327,12 +351,28 @@ func (s *Server) Calls() []string {
 	return slices.Clone(s.calls)
 }
 
-// ResetSlot empties the prefix cache, as a slot eviction or a server restart
-// would.
+// ResetSlot empties the slot, as an eviction would; prompts kept in host
+// memory stay.
 func (s *Server) ResetSlot() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.slot = nil
+	s.cache.slot = nil
+}
+
+// Restart forgets every cached prompt, the slot's and those in host
+// memory, as a restarted server has none.
+func (s *Server) Restart() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cache = promptCache{host: s.cache.host}
+}
+
+// SetLoading puts a llama.cpp shape in or out of loading its model: while
+// loading, every route answers 503 "Loading model".
+func (s *Server) SetLoading(loading bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.loading = loading
 }
 
 // Tokens is the length of text in the fake's tokenization.

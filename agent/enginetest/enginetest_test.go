@@ -216,7 +216,12 @@ func TestPrefixCache(t *testing.T) {
 	_, b, _ = post(t, c, u, chatBody(m2...))
 	r2 := decode(t, b)
 	recs := s.Requests()
-	slotLen := recs[0].PromptTokens + s.Tokens("First answer."+markEnd+"\n")
+	// The slot keeps the prompt and the reply, but not the end-of-turn
+	// token generated last.
+	slotLen := recs[0].PromptTokens + s.Tokens("First answer.")
+	if c := num(path(r1, "usage", "completion_tokens")); c != s.Tokens("First answer.")+1 || slotLen != recs[0].PromptTokens+c-1 {
+		t.Errorf("completion_tokens %d: want the reply's tokens and the end of turn", c)
+	}
 	cacheN, promptN := num(path(r2, "timings", "cache_n")), num(path(r2, "timings", "prompt_n"))
 	if cacheN != slotLen {
 		t.Errorf("append: cache_n = %d, want the whole slot %d", cacheN, slotLen)
@@ -251,10 +256,38 @@ func TestPrefixCache(t *testing.T) {
 	if n := num(path(decode(t, b), "timings", "cache_n")); n != 0 {
 		t.Errorf("cache_prompt false: cache_n = %d", n)
 	}
-	s.ResetSlot()
+	s.Restart()
 	_, b, _ = post(t, c, u, chatBody(m3...))
 	if n := num(path(decode(t, b), "timings", "cache_n")); n != 0 {
-		t.Errorf("after ResetSlot: cache_n = %d", n)
+		t.Errorf("after Restart: cache_n = %d", n)
+	}
+}
+
+// TestHostMemoryCache: llama-server keeps earlier prompts in host memory
+// and restores the one that serves a new prompt best, so a prompt that
+// comes back after a detour is reused again — unless the cache is off.
+func TestHostMemoryCache(t *testing.T) {
+	for _, off := range []bool{false, true} {
+		s, c := start(t, Options{NoHostCache: off})
+		u := s.URL() + "/chat/completions"
+		a := chatBody(msg{"role": "system", "content": "You are terse and exact."}, user("Say something about caches."))
+		b := chatBody(msg{"role": "system", "content": "Entirely different words here."}, user("Something else."))
+		post(t, c, u, a)
+		post(t, c, u, b)
+		_, out, _ := post(t, c, u, a)
+		r := decode(t, out)
+		cacheN, prompt := num(path(r, "timings", "cache_n")), num(path(r, "usage", "prompt_tokens"))
+		if !off && cacheN != prompt-1 {
+			t.Errorf("the first prompt again: cache_n %d of %d, want all but one restored", cacheN, prompt)
+		}
+		if off && cacheN > 8 {
+			t.Errorf("without the host cache: cache_n %d", cacheN)
+		}
+		s.ResetSlot() // an eviction: host memory still has it
+		_, out, _ = post(t, c, u, a)
+		if n := num(path(decode(t, out), "timings", "cache_n")); !off && n != prompt-1 {
+			t.Errorf("after an eviction: cache_n %d", n)
+		}
 	}
 }
 
@@ -555,8 +588,15 @@ func TestBadRequests(t *testing.T) {
 
 func TestAPIKey(t *testing.T) {
 	s, c := start(t, Options{APIKey: "sk-secret"})
-	if st, _ := get(t, c, s.URL()+"/models"); st != 200 {
-		t.Errorf("llama.cpp /v1/models is public, got %d", st)
+	for _, p := range []string{"/health", "/v1/health"} {
+		if st, _ := get(t, c, s.RootURL()+p); st != 200 {
+			t.Errorf("llama.cpp %s is public, got %d", p, st)
+		}
+	}
+	for _, p := range []string{"/v1/models", "/models", "/props", "/slots"} {
+		if st, m := get(t, c, s.RootURL()+p); st != 401 || path(m, "error", "type") != "authentication_error" {
+			t.Errorf("llama.cpp %s without the key: %d %v", p, st, m)
+		}
 	}
 	if st, _, _ := post(t, c, s.URL()+"/chat/completions", chatBody(user("x"))); st != 401 {
 		t.Errorf("no key: %d", st)

@@ -82,9 +82,10 @@ func wireCalls(calls []ctxwin.ToolCall) []obj {
 
 // writeCompletion writes a non-streamed chat.completion.
 func (s *Server) writeCompletion(w http.ResponseWriter, a *answer) {
-	m := obj{"role": "assistant", "content": nil}
-	if a.msg.Content != "" || len(a.msg.ToolCalls) == 0 {
-		m["content"] = a.msg.Content
+	// llama.cpp: content is "" beside tool calls (OpenAI says null).
+	m := obj{"role": "assistant", "content": a.msg.Content}
+	if s.opts.Shape == ShapeHosted && a.msg.Content == "" && len(a.msg.ToolCalls) > 0 {
+		m["content"] = nil
 	}
 	if a.msg.Reasoning != "" {
 		m[s.reasoningKey()] = a.msg.Reasoning
@@ -164,13 +165,20 @@ func (s *Server) streamChunks(a *answer) [][]byte {
 		out = append(out, delta(obj{"content": piece}, nil))
 	}
 	for j, c := range a.msg.ToolCalls {
-		head := obj{"index": j, "function": obj{"name": c.Name, "arguments": ""}}
+		args := pieces(c.Arguments, 16)
+		first := ""
+		if s.isLlama() && len(args) > 0 {
+			// llama.cpp's first delta of a call already carries the
+			// arguments parsed so far.
+			first, args = args[0], args[1:]
+		}
+		head := obj{"index": j, "function": obj{"name": c.Name, "arguments": first}}
 		if c.ID != "" {
 			head["id"] = c.ID
 			head["type"] = "function"
 		}
 		out = append(out, delta(obj{"tool_calls": []obj{head}}, nil))
-		for _, piece := range pieces(c.Arguments, 16) {
+		for _, piece := range args {
 			out = append(out, delta(obj{"tool_calls": []obj{{"index": j, "function": obj{"arguments": piece}}}}, nil))
 		}
 	}

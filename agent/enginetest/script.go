@@ -118,6 +118,7 @@ type FaultSpec struct {
 	StreamError      bool   `json:"stream_error,omitempty"`
 	AfterChunks      int    `json:"after_chunks,omitempty"`
 	FirstByteDelayMS int    `json:"first_byte_delay_ms,omitempty"`
+	ParserError      bool   `json:"parser_error,omitempty"`
 }
 
 // LoadScript reads a script file.
@@ -283,7 +284,7 @@ func (r ReplySpec) reply(index int) Reply {
 	if f := r.Fault; f != nil {
 		out.Fault = Fault{Status: f.Status, RetryAfter: f.RetryAfter, Message: f.Message, Body: f.Body,
 			Reset: f.Reset, Truncate: f.Truncate, StreamError: f.StreamError, AfterChunks: f.AfterChunks,
-			FirstByteDelay: time.Duration(f.FirstByteDelayMS) * time.Millisecond}
+			FirstByteDelay: time.Duration(f.FirstByteDelayMS) * time.Millisecond, ParserError: f.ParserError}
 	}
 	return out
 }

@@ -12,9 +12,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := strings.TrimSuffix(r.URL.Path, "/")
 	s.mu.Lock()
 	s.calls = append(s.calls, r.Method+" "+path)
-	loaded := s.loaded
+	loaded, loading := s.loaded, s.loading
 	s.mu.Unlock()
 
+	if loading && s.isLlama() {
+		// llama-server answers every route so while it loads its model.
+		writeJSON(w, 503, mustJSON(obj{"error": obj{"message": "Loading model", "type": "unavailable_error", "code": 503}}))
+		return
+	}
 	if !s.authorized(r, s.isPublic(path)) {
 		s.unauthorized(w)
 		return
@@ -29,6 +34,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 200, mustJSON(s.modelsListing()))
 	case get && path == "/props" && llama:
 		writeJSON(w, 200, mustJSON(s.props()))
+	case get && path == "/slots" && llama:
+		writeJSON(w, 200, mustJSON(s.slots()))
+	case get && path == "/metrics" && llama:
+		writeJSON(w, 501, s.errorBody(501, "not_supported_error", "This server does not support metrics endpoint. Start it with `--metrics`", "", nil, nil))
+	case post && path == "/apply-template" && llama:
+		s.applyTemplate(w, r)
 	case get && (path == "/health" || path == "/v1/health") && llama:
 		writeJSON(w, 200, []byte(`{"status":"ok"}`))
 	case get && path == "/health" && shape == ShapeVLLM:
@@ -48,6 +59,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		s.notFound(w)
 	}
+}
+
+// applyTemplate is llama.cpp's POST /apply-template: the prompt the chat
+// template renders for the messages (and tools), generation prompt
+// included.
+func (s *Server) applyTemplate(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 256<<20))
+	p, err := parseRequest(body)
+	if err != nil {
+		writeJSON(w, 400, s.errorBody(400, "", err.Error(), "", nil, nil))
+		return
+	}
+	writeJSON(w, 200, mustJSON(obj{"prompt": renderPrompt(p.toolJSON, p.Messages)}))
 }
 
 func (s *Server) ollamaShowHandler(w http.ResponseWriter, r *http.Request) {

@@ -77,24 +77,72 @@ func (s *Server) modelsListing() obj {
 	}}}
 }
 
-// props is llama.cpp's GET /props.
+// genParams is the "params" object of /props and /slots, abridged.
+func genParams() obj {
+	return obj{"seed": 4294967295, "temperature": 0.800000011920929, "top_k": 40, "top_p": 0.949999988079071,
+		"min_p": 0.05000000074505806, "max_tokens": -1, "n_predict": -1, "stream": false, "chat_format": "peg-native"}
+}
+
+// props is llama.cpp's GET /props (llama-server 0.7.0, build 11669):
+// default_generation_settings holds only params and the per-slot n_ctx.
 func (s *Server) props() obj {
-	return obj{
-		"default_generation_settings": obj{
-			"id": 0, "id_task": -1, "n_ctx": s.opts.Window, "speculative": false, "is_processing": false,
-			"params": obj{"n_predict": -1, "temperature": 0.800000011920929, "top_k": 40, "top_p": 0.949999988079071},
-		},
-		"total_slots":      1,
-		"model_alias":      s.opts.Model,
-		"model_path":       "/models/" + s.opts.Model + ".gguf",
-		"chat_template":    "{%- for message in messages %}...{%- endfor %}",
-		"modalities":       obj{"vision": false, "audio": false},
-		"build_info":       "b7000-fake0000",
-		"is_sleeping":      false,
-		"endpoint_slots":   true,
-		"endpoint_props":   false,
-		"endpoint_metrics": false,
+	if s.opts.Shape == ShapeLlamaCpp2025 {
+		// Late 2025 builds also put the slot's fields there.
+		return obj{
+			"default_generation_settings": obj{"id": 0, "id_task": -1, "n_ctx": s.opts.Window, "speculative": false,
+				"is_processing": false, "params": genParams()},
+			"total_slots": s.slotCount(), "model_path": "/models/" + s.opts.Model + ".gguf",
+			"chat_template": "{%- for message in messages %}...{%- endfor %}", "modalities": obj{"vision": false},
+			"build_info": "b7000-fake0000",
+		}
 	}
+	return obj{
+		"default_generation_settings": obj{"params": genParams(), "n_ctx": s.opts.Window},
+		"total_slots":                 s.slotCount(),
+		"model_alias":                 s.opts.Model,
+		"model_ftype":                 "Q4_K_M",
+		"model_path":                  "/models/" + s.opts.Model + ".gguf",
+		"modalities":                  obj{"vision": false, "video": false, "audio": false},
+		"endpoint_slots":              true,
+		"endpoint_props":              false,
+		"endpoint_metrics":            false,
+		"chat_template":               "{%- for message in messages %}...{%- endfor %}",
+		"bos_token":                   "<|endoftext|>",
+		"eos_token":                   markEnd,
+		"build_info":                  "b11669-fake",
+		"is_sleeping":                 false,
+	}
+}
+
+func (s *Server) slotCount() int { return max(s.opts.Slots, 1) }
+
+// slots is llama.cpp's GET /slots: every slot with its per-slot window;
+// slot 0, the one the fake uses, also with what its last task did.
+func (s *Server) slots() []obj {
+	s.mu.Lock()
+	last := -1
+	if n := len(s.records); n > 0 {
+		last = n - 1
+	}
+	var rec Recorded
+	if last >= 0 {
+		rec = s.records[last]
+	}
+	s.mu.Unlock()
+	out := make([]obj, 0, s.slotCount())
+	for i := range s.slotCount() {
+		sl := obj{"id": i, "n_ctx": s.opts.Window, "speculative": false, "is_processing": false}
+		if i == 0 && last >= 0 {
+			sl["id_task"] = last
+			sl["n_prompt_tokens"] = rec.PromptTokens
+			sl["n_prompt_tokens_processed"] = rec.PromptN
+			sl["n_prompt_tokens_cache"] = rec.CacheN
+			sl["params"] = genParams()
+			sl["next_token"] = []obj{{"has_next_token": false, "has_new_line": false, "n_remain": -1, "n_decoded": rec.CompletionTokens}}
+		}
+		out = append(out, sl)
+	}
+	return out
 }
 
 // ollamaShow is Ollama's POST /api/show.
@@ -292,13 +340,16 @@ func (s *Server) unauthorized(w http.ResponseWriter) {
 	writeJSON(w, 401, s.errorBody(401, "invalid_request_error", "Incorrect API key provided.", "", "invalid_api_key", nil))
 }
 
-// isPublic reports whether llama.cpp serves a route without the API key.
+// isPublic reports whether llama.cpp serves a route without the API key:
+// with --api-key, llama-server 0.7.0 (build 11669) answers only /health
+// without it (401 authentication_error "Invalid API Key" everywhere else,
+// /v1/models, /props and /slots included).
 func (s *Server) isPublic(path string) bool {
 	if !s.isLlama() {
 		return false
 	}
 	switch strings.TrimSuffix(path, "/") {
-	case "/health", "/v1/health", "/models", "/v1/models", "/props":
+	case "/health", "/v1/health":
 		return true
 	}
 	return false

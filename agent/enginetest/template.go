@@ -1,6 +1,9 @@
 package enginetest
 
 import (
+	"encoding/json"
+	"errors"
+	"io"
 	"strings"
 
 	"github.com/reika-lsp/reika-lsp/ctxwin"
@@ -44,7 +47,7 @@ func renderMessage(b *strings.Builder, m ctxwin.Message) {
 	b.WriteByte('\n')
 	switch m.Role {
 	case ctxwin.RoleAssistant:
-		b.WriteString(assistantBody(m))
+		b.WriteString(assistantBody(m, tojson))
 	case ctxwin.RoleTool:
 		b.WriteString("<tool_response>\n")
 		b.WriteString(m.Content)
@@ -55,10 +58,19 @@ func renderMessage(b *strings.Builder, m ctxwin.Message) {
 	b.WriteString(markEnd + "\n")
 }
 
-// assistantBody is what follows the generation prompt for an assistant
-// message: reasoning, content, tool calls. The slot keeps the reply rendered
-// this way, followed by the end marker, as the next prompt would hold it.
-func assistantBody(m ctxwin.Message) string {
+// generatedBody is the text a model generates for a reply after the
+// generation prompt: reasoning, content, tool calls with their arguments as
+// the model wrote them.
+func generatedBody(m ctxwin.Message) string {
+	return assistantBody(m, func(s string) string { return s })
+}
+
+// assistantBody renders an assistant message after its role marker:
+// reasoning, content, tool calls, each call's arguments passed through
+// args. In the history the template re-serialises them (tojson), as
+// Qwen's templates do, so arguments the model wrote in another spelling
+// (`{"path":"a"}` for `{"path": "a"}`) end the reuse of its reply there.
+func assistantBody(m ctxwin.Message, args func(string) string) string {
 	var b strings.Builder
 	if m.Reasoning != "" {
 		b.WriteString("<think>\n")
@@ -70,12 +82,85 @@ func assistantBody(m ctxwin.Message) string {
 		b.WriteString("\n<tool_call>\n{\"name\": \"")
 		b.WriteString(c.Name)
 		b.WriteString("\", \"arguments\": ")
-		args := c.Arguments
-		if args == "" {
-			args = "{}"
+		a := c.Arguments
+		if a == "" {
+			a = "{}"
 		}
-		b.WriteString(args)
+		b.WriteString(args(a))
 		b.WriteString("}\n</tool_call>")
 	}
 	return b.String()
+}
+
+// tojson re-serialises JSON text the way Jinja's tojson (Python's
+// json.dumps) writes it: ", " between items, ": " after keys, keys in their
+// order. Text that is not JSON passes unchanged.
+func tojson(text string) string {
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	var b strings.Builder
+	if err := writeJSONValue(&b, dec); err != nil {
+		return text
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return text
+	}
+	return b.String()
+}
+
+func writeJSONValue(b *strings.Builder, dec *json.Decoder) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		closer := json.Delim('}')
+		if t == '[' {
+			closer = ']'
+		}
+		b.WriteRune(rune(t))
+		for first := true; dec.More(); first = false {
+			if !first {
+				b.WriteString(", ")
+			}
+			if t == '{' {
+				k, err := dec.Token()
+				if err != nil {
+					return err
+				}
+				b.WriteString(jsonString(k.(string)))
+				b.WriteString(": ")
+			}
+			if err := writeJSONValue(b, dec); err != nil {
+				return err
+			}
+		}
+		if end, err := dec.Token(); err != nil || end != closer {
+			return errors.New("unbalanced JSON")
+		}
+		b.WriteRune(rune(closer))
+	case string:
+		b.WriteString(jsonString(t))
+	case json.Number:
+		b.WriteString(t.String())
+	case bool:
+		if t {
+			b.WriteString("true")
+		} else {
+			b.WriteString("false")
+		}
+	case nil:
+		b.WriteString("null")
+	}
+	return nil
+}
+
+// jsonString quotes s as JSON without escaping <, > and &.
+func jsonString(s string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
 }

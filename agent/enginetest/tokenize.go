@@ -112,9 +112,13 @@ func (t *tokenizer) scan(s string, emit func(start, end int)) {
 				pending = i
 			}
 			acc += cost
-			if acc >= 1 {
+			if acc >= 1 || s[j-1] == '\n' {
+				// A line break ends a token, as BPE pre-tokenizers split
+				// there: what follows a newline tokenizes the same whatever
+				// came before it (a prompt that ends in "assistant\n" and
+				// the reply generated after it).
 				flush(j)
-				acc -= 1
+				acc = max(acc-1, 0)
 			}
 		}
 		i = j

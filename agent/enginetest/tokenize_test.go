@@ -79,9 +79,10 @@ func TestTemplateLocality(t *testing.T) {
 		{Role: "system", Content: "You are a coding agent."},
 		{Role: "user", Content: "Read go.mod please."},
 	}
-	reply := ctxwin.Message{Role: "assistant", Reasoning: "I should read it.", ToolCalls: []ctxwin.ToolCall{{ID: "a", Name: "read", Arguments: `{"path":"go.mod"}`}}}
+	reply := ctxwin.Message{Role: "assistant", Reasoning: "I should read it.", ToolCalls: []ctxwin.ToolCall{{ID: "a", Name: "read", Arguments: `{"path": "go.mod"}`}}}
 	p1 := renderPrompt(tools, msgs)
-	slot := tk.Tokens(nil, p1+assistantBody(reply)+markEnd+"\n")
+	// The slot: the prompt's tokens, then the reply's as generated.
+	slot := append(tk.Tokens(nil, p1), tk.Tokens(nil, generatedBody(reply))...)
 	next := append(append([]ctxwin.Message{}, msgs...), reply, ctxwin.Message{Role: "tool", ToolCallID: "a", Content: "module x\n\ngo 1.26\n"})
 	p2 := tk.Tokens(nil, renderPrompt(tools, next))
 	if lcp := commonPrefix(slot, p2); lcp != len(slot) {
@@ -96,6 +97,19 @@ func TestTemplateLocality(t *testing.T) {
 	}
 	if len(p3) >= len(p2) {
 		t.Errorf("reasoning costs nothing: %d tokens with, %d without", len(p2), len(p3))
+	}
+	// Arguments the model wrote in another spelling than tojson's: the
+	// template re-serialises them, so reuse ends inside the call.
+	compact := reply
+	compact.ToolCalls = []ctxwin.ToolCall{{ID: "a", Name: "read", Arguments: `{"path":"go.mod"}`}}
+	slot2 := append(tk.Tokens(nil, p1), tk.Tokens(nil, generatedBody(compact))...)
+	next[2] = compact
+	p4 := tk.Tokens(nil, renderPrompt(tools, next))
+	if lcp := commonPrefix(slot2, p4); lcp >= len(slot2) || lcp <= len(tk.Tokens(nil, p1)) {
+		t.Errorf("re-serialised arguments: %d tokens shared of a slot of %d (prompt %d)", lcp, len(slot2), tk.Count(p1))
+	}
+	if got := tojson(`{"path":"a.go","n":[1,2.5,true,null],"s":"<x>"}`); got != `{"path": "a.go", "n": [1, 2.5, true, null], "s": "<x>"}` {
+		t.Errorf("tojson: %s", got)
 	}
 }
 

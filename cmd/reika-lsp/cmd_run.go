@@ -15,7 +15,6 @@ import (
 	"syscall"
 
 	"github.com/reika-lsp/reika-lsp/agent"
-	"github.com/reika-lsp/reika-lsp/agent/engine"
 	"github.com/reika-lsp/reika-lsp/agent/tools"
 )
 
@@ -72,12 +71,13 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "reika-lsp run: %v\n", err)
 		return 1
 	}
-	model, err := engine.New(engine.ConfigFromSettings(settings))
+	term := &terminal{out: stdout, err: stderr}
+	logf := func(f string, a ...any) { term.log(fmt.Sprintf(f, a...)) }
+	model, err := newModel(settings, logf)
 	if err != nil {
 		fmt.Fprintf(stderr, "reika-lsp run: %v\n", err)
 		return 2
 	}
-	term := &terminal{out: stdout, err: stderr}
 	a, err := agent.New(agent.Options{
 		Workspace: dirWorkspace{root: root},
 		Model:     model,
@@ -85,7 +85,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		Events:    term,
 		Settings:  settings,
 		Resume:    *cont,
-		Logf:      func(f string, a ...any) { term.log(fmt.Sprintf(f, a...)) },
+		Logf:      logf,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "reika-lsp run: %v\n", err)

@@ -6,8 +6,10 @@ import (
 )
 
 // newAgent builds the workspace's agent for the language server: the
-// engine client as its model, resuming the workspace's last session.
+// engine client as its model, logging to the server's log, resuming the
+// workspace's last session.
 func newAgent(opts agent.Options) (agent.Service, error) {
+	newModel := func(s agent.Settings) (agent.Model, error) { return newModel(s, opts.Logf) }
 	model, err := newModel(opts.Settings)
 	if err != nil {
 		return nil, err
@@ -18,8 +20,12 @@ func newAgent(opts agent.Options) (agent.Service, error) {
 	return agent.New(opts)
 }
 
-func newModel(s agent.Settings) (agent.Model, error) {
-	c, err := engine.New(engine.ConfigFromSettings(s))
+// newModel is the engine client for the settings; its log lines
+// (discovery, retries, fallbacks, waiting for a loading model) go to logf.
+func newModel(s agent.Settings, logf func(string, ...any)) (agent.Model, error) {
+	cfg := engine.ConfigFromSettings(s)
+	cfg.Logf = logf
+	c, err := engine.New(cfg)
 	if err != nil {
 		return nil, err
 	}

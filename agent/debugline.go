@@ -1,0 +1,56 @@
+package agent
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/reika-lsp/reika-lsp/ctxwin"
+)
+
+// debugLine logs the prefix-cache line of a round (REIKA_DEBUG=1): an
+// append, or where the request diverged from the last one, and what the
+// engine reprocessed. The first request a process sends for a resumed
+// session says so (what the engine still caches is unknown), and an append
+// of which the engine reused less than half of what it had seen says the
+// cache was lost (the engine restarted, or gave the slot away).
+func (r *run) debugLine(msgs []ctxwin.Message, div ctxwin.Divergence, resp *Response) {
+	defer func() {
+		r.sess.prevPrompt = 0
+		if resp.Usage != nil {
+			r.sess.prevPrompt = resp.Usage.PromptTokens
+		}
+	}()
+	if !r.a.settings().Debug {
+		return
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "reika: prefix-cache round %d: ", r.sess.m.H.Rounds()+1)
+	switch {
+	case r.sess.prev == nil && r.sess.m.H.Rounds() > 0:
+		b.WriteString("first request since the session was resumed")
+	case r.sess.prev == nil:
+		b.WriteString("first request")
+	case div.Append:
+		fmt.Fprintf(&b, "append (+%d messages)", len(msgs)-len(r.sess.prev))
+	default:
+		fmt.Fprintf(&b, "diverged at message %d (%s)", div.Index, r.sess.m.Describe(div.Index))
+	}
+	cached, known := 0, false
+	switch {
+	case resp.Timings != nil:
+		cached, known = resp.Timings.CacheN, true
+		fmt.Fprintf(&b, "; reprocessed %d tokens in %.2fs (cache %d)", resp.Timings.PromptN, resp.Timings.PromptMS/1000, resp.Timings.CacheN)
+	case resp.Usage != nil && resp.Usage.CachedKnown:
+		cached, known = resp.Usage.CachedTokens, true
+		fmt.Fprintf(&b, "; reprocessed %d of %d tokens (cached %d), request %.2fs", resp.Usage.PromptTokens-resp.Usage.CachedTokens,
+			resp.Usage.PromptTokens, resp.Usage.CachedTokens, resp.Elapsed.Seconds())
+	case resp.Usage != nil:
+		fmt.Fprintf(&b, "; prompt %d tokens (no cache report), request %.2fs", resp.Usage.PromptTokens, resp.Elapsed.Seconds())
+	default:
+		fmt.Fprintf(&b, "; no usage reported, request %.2fs", resp.Elapsed.Seconds())
+	}
+	if prev := r.sess.prevPrompt; known && r.sess.prev != nil && div.Append && prev > 16 && cached < prev/2 {
+		fmt.Fprintf(&b, "; the engine's cache was lost: it reused %d of the %d tokens it had seen (restarted, or the slot went to another request)", cached, prev)
+	}
+	r.a.logf("%s", b.String())
+}
