@@ -9,6 +9,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reika-lsp/reika-lsp/agent"
 	"github.com/reika-lsp/reika-lsp/agent/tools"
@@ -235,6 +236,9 @@ func TestRealRejectedOutput(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "Unexpected empty grammar stack") || !strings.Contains(err.Error(), "twice") {
 		t.Fatalf("err = %v", err)
 	}
+	// Both generations end with "stop processing"; wait for the second
+	// to reach the log before counting them.
+	srv.WaitLog("stop processing", 2, 10*time.Second)
 	if n := strings.Count(srv.Log(), "processing task"); n != 2 {
 		t.Errorf("the server generated %d times, want 2", n)
 	}

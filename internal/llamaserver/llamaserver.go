@@ -438,6 +438,21 @@ func (s *Server) Log() string {
 	return b.String()
 }
 
+// WaitLog waits until the server's log holds substr at least n times, or
+// until timeout has passed, and returns how many times it holds it. The
+// server's output reaches the log through a pipe, so a line the server
+// printed before it answered may arrive after the answer.
+func (s *Server) WaitLog(substr string, n int, timeout time.Duration) int {
+	deadline := time.Now().Add(timeout)
+	for {
+		c := strings.Count(s.Log(), substr)
+		if c >= n || time.Now().After(deadline) {
+			return c
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // logBuffer collects the server's output.
 type logBuffer struct {
 	mu sync.Mutex
