@@ -386,10 +386,11 @@ func (r *run) toResult(c ctxwin.ToolCall, t tools.Result) *ctxwin.Result {
 // toolEnv is what the tools of a session may touch.
 func (a *Agent) toolEnv(sess *session, subagents bool) *tools.Env {
 	env := &tools.Env{
-		Root:    a.opts.Workspace.Root(),
-		Files:   a.opts.Workspace,
-		Approve: a.appr.approve,
-		TempDir: a.tempDir,
+		Root:     a.opts.Workspace.Root(),
+		Files:    a.opts.Workspace,
+		Approve:  a.appr.approve,
+		WouldAsk: a.appr.wouldAsk,
+		TempDir:  a.tempDir,
 	}
 	if subagents {
 		env.Subagent = func(ctx context.Context, task string) (string, error) { return a.subagent(ctx, sess, task) }

@@ -52,6 +52,10 @@ func (bashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result,
 	if strings.ContainsRune(command, 0) {
 		return errResult(KindBash, "command contains a NUL byte"), nil
 	}
+	if len(command) > ApprovalTextBytes && env.wouldAsk("command") {
+		return errResult(KindBash, "the command is %d bytes, longer than the %d an approval can show whole; "+
+			"write the script to a file with write, then run the file", len(command), ApprovalTextBytes), nil
+	}
 	var notes []string
 	switch {
 	case !set:
