@@ -242,6 +242,9 @@ func (a *Agent) begin(ctx context.Context) (context.Context, func(), error) {
 			cancel()
 			a.mu.Lock()
 			a.busy, a.cancel = false, nil
+			// A status published meanwhile by another goroutine (discovery)
+			// may still say busy; the claim's end is what counts.
+			a.status.Busy = false
 			close(done)
 			a.mu.Unlock()
 		})

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 
@@ -405,5 +406,60 @@ func TestRetriedStreamEndsWithTheWholeReply(t *testing.T) {
 				t.Errorf("final assistant messages of round 1: %q, want [%q]", finals, retried.Content)
 			}
 		})
+	}
+}
+
+// onStatus calls fn with each status published.
+type onStatus struct {
+	nopEvents
+	fn func(agent.Status)
+}
+
+func (o *onStatus) Status(s agent.Status) { o.fn(s) }
+
+type nopEvents struct{}
+
+func (nopEvents) Transcript(agent.Event)  {}
+func (nopEvents) Status(agent.Status)     {}
+func (nopEvents) Notice(agent.Notice)     {}
+func (nopEvents) Progress(agent.Progress) {}
+
+// TestNotBusyAfterTheTurn publishes a busy status from outside the turn
+// (a settings change, as discovery does) after the turn's last status and
+// before its end: once the turn has ended the status is not busy, since
+// the server asks it whether a turn runs.
+func TestNotBusyAfterTheTurn(t *testing.T) {
+	srv := enginetest.New(enginetest.Options{Window: 16000})
+	defer srv.Close()
+	newModel := func(s agent.Settings) (agent.Model, error) {
+		return engine.New(engine.Config{BaseURL: srv.URL(), ContextWindow: s.ContextWindow, CacheDir: t.TempDir(), ModelsURL: "http://127.0.0.1:1/never"})
+	}
+	base := agent.Settings{BaseURL: srv.URL(), Approve: agent.ApproveAll}
+	model, _ := newModel(base)
+	var a *agent.Agent
+	var armed atomic.Bool
+	ev := &onStatus{fn: func(st agent.Status) {
+		if !st.Busy && armed.CompareAndSwap(true, false) {
+			changed := base
+			changed.ContextWindow = 12000
+			a.UpdateSettings(changed) // publishes while the turn still holds the claim
+		}
+	}}
+	a, err := agent.New(agent.Options{Workspace: diskWorkspace{root: t.TempDir()}, Model: model, Events: ev, Settings: base,
+		StateDir: t.TempDir(), NewModel: newModel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	a.Ask(context.Background(), agent.AskParams{Prompt: "hi"})
+	armed.Store(true)
+	if res := a.Ask(context.Background(), agent.AskParams{Prompt: "again"}); res.Status != agent.AskDone {
+		t.Fatal(res)
+	}
+	if armed.Load() {
+		t.Fatal("the turn published no status that was not busy")
+	}
+	if a.Status().Busy {
+		t.Error("busy after the turn ended")
 	}
 }
