@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -168,6 +169,10 @@ func (l *sessionLog) syncLocked() error {
 		// Take the half-written records back; the next open would cut
 		// them anyway.
 		l.f.Truncate(l.size)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is in the message already
+		}
 		l.err = fmt.Errorf("writing the session log %s: %w", l.path, err)
 		return l.err
 	}

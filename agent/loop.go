@@ -64,7 +64,6 @@ func (r *run) end(ctx context.Context, err error) AskResult {
 		return AskResult{Status: AskDone}
 	case errors.As(err, &lerr):
 		r.emit(Event{Kind: EventError, Text: err.Error()})
-		r.a.logf("reika: %v", err)
 		r.a.notice("log", LevelError, err.Error())
 		return AskResult{Status: AskError, Message: err.Error()}
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
