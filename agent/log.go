@@ -197,16 +197,6 @@ func (l *sessionLog) write(b []byte) error {
 	return err
 }
 
-// failed is why the last sync failed, nil when it did not.
-func (l *sessionLog) failed() error {
-	if l == nil {
-		return nil
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.err
-}
-
 // synced syncs and returns the size of the log's whole records, for a
 // reader of the file: bytes past it may be a write in progress.
 func (l *sessionLog) synced() (int64, error) {

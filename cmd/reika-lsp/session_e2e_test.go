@@ -99,15 +99,16 @@ func wholeReads(data []byte) []string {
 // environment's state directory.
 func lastLog(t *testing.T, env []string) string {
 	t.Helper()
-	for _, p := range stateLogs(t, env) {
-		last, err := os.ReadFile(filepath.Join(filepath.Dir(p), "last"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return filepath.Join(filepath.Dir(p), strings.TrimSpace(string(last))+".jsonl")
+	logs := stateLogs(t, env)
+	if len(logs) == 0 {
+		t.Fatal("no session log")
 	}
-	t.Fatal("no session log")
-	return ""
+	dir := filepath.Dir(logs[0])
+	last, err := os.ReadFile(filepath.Join(dir, "last"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, strings.TrimSpace(string(last))+".jsonl")
 }
 
 // parseLog reads a session log; every line must be a whole record.
