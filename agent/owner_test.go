@@ -148,26 +148,45 @@ func TestSecondOwnerStartsItsOwnSession(t *testing.T) {
 	}
 }
 
-// slowReads is a script that reads files one a round and signals each
-// request, until n reads; then it answers.
+// slowReads reads files one a round (readLoop) and signals each request
+// on round, until n reads; then it answers.
 func slowReads(files []string, n int, round chan<- int) enginetest.Script {
+	reads := readLoop(files)
 	var mu sync.Mutex
 	i := 0
 	return func(r *enginetest.Request) enginetest.Reply {
-		mu.Lock()
-		defer mu.Unlock()
 		if r.ToolChoice == "none" {
-			return enginetest.Text("NOTE")
+			return reads(r)
 		}
+		mu.Lock()
 		i++
+		n, done := i, i > n
+		mu.Unlock()
 		if round != nil {
-			round <- i
+			round <- n
 		}
-		if i > n {
+		if done {
 			return enginetest.Text("done")
 		}
-		return enginetest.Call("read", fmt.Sprintf(`{"path":%q}`, files[(i-1)%len(files)]))
+		return reads(r)
 	}
+}
+
+// reconfigurable starts an agent on ws whose settings can change its
+// endpoint settings (Options.NewModel), as the server's can.
+func reconfigurable(t *testing.T, srv *enginetest.Server, ws agent.Workspace, ev agent.Events) (*agent.Agent, agent.Settings) {
+	t.Helper()
+	newModel := func(s agent.Settings) (agent.Model, error) {
+		return engine.New(engine.Config{BaseURL: srv.URL(), ContextWindow: s.ContextWindow, CacheDir: t.TempDir(), ModelsURL: "http://127.0.0.1:1/never"})
+	}
+	base := agent.Settings{BaseURL: srv.URL(), Approve: agent.ApproveAll}
+	model, _ := newModel(base)
+	a, err := agent.New(agent.Options{Workspace: ws, Model: model, Events: ev, Settings: base, StateDir: t.TempDir(), NewModel: newModel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	return a, base
 }
 
 // TestSaveDuringATurn saves the transcript again and again while a turn
@@ -236,18 +255,9 @@ func TestSettingsChangeDuringATurn(t *testing.T) {
 	files := goFiles(t, root, 8, 1500, 7000)
 	srv := enginetest.New(enginetest.Options{Window: 32000, Script: slowReads(files, 8, nil)})
 	defer srv.Close()
-	newModel := func(s agent.Settings) (agent.Model, error) {
-		return engine.New(engine.Config{BaseURL: srv.URL(), ContextWindow: s.ContextWindow, CacheDir: t.TempDir(), ModelsURL: "http://127.0.0.1:1/never"})
-	}
-	base := agent.Settings{BaseURL: srv.URL(), Approve: agent.ApproveAll}
-	model, _ := newModel(base)
 	col := &collector{shrinkBefore: map[int]bool{}}
 	ws := &gatedWorkspace{diskWorkspace: diskWorkspace{root: root}, path: files[2], reached: make(chan struct{}), gate: make(chan struct{})}
-	a, err := agent.New(agent.Options{Workspace: ws, Model: model, Events: col, Settings: base, StateDir: t.TempDir(), NewModel: newModel})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
+	a, base := reconfigurable(t, srv, ws, col)
 	done := make(chan agent.AskResult)
 	go func() { done <- a.Ask(context.Background(), agent.AskParams{Prompt: "read them all"}) }()
 	<-ws.reached // the third round's read
@@ -307,18 +317,8 @@ func mainRequests(srv *enginetest.Server) []enginetest.Request {
 func TestSettingsChangeWhileIdle(t *testing.T) {
 	srv := enginetest.New(enginetest.Options{Window: 32000})
 	defer srv.Close()
-	newModel := func(s agent.Settings) (agent.Model, error) {
-		return engine.New(engine.Config{BaseURL: srv.URL(), ContextWindow: s.ContextWindow, CacheDir: t.TempDir(), ModelsURL: "http://127.0.0.1:1/never"})
-	}
-	base := agent.Settings{BaseURL: srv.URL(), Approve: agent.ApproveAll}
-	model, _ := newModel(base)
 	col := &collector{shrinkBefore: map[int]bool{}}
-	a, err := agent.New(agent.Options{Workspace: diskWorkspace{root: t.TempDir()}, Model: model, Events: col, Settings: base,
-		StateDir: t.TempDir(), NewModel: newModel})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
+	a, base := reconfigurable(t, srv, diskWorkspace{root: t.TempDir()}, col)
 	a.Ask(context.Background(), agent.AskParams{Prompt: "hi"})
 	changed := base
 	changed.ContextWindow = 20000
@@ -431,13 +431,11 @@ func (nopEvents) Progress(agent.Progress) {}
 func TestNotBusyAfterTheTurn(t *testing.T) {
 	srv := enginetest.New(enginetest.Options{Window: 16000})
 	defer srv.Close()
-	newModel := func(s agent.Settings) (agent.Model, error) {
-		return engine.New(engine.Config{BaseURL: srv.URL(), ContextWindow: s.ContextWindow, CacheDir: t.TempDir(), ModelsURL: "http://127.0.0.1:1/never"})
-	}
-	base := agent.Settings{BaseURL: srv.URL(), Approve: agent.ApproveAll}
-	model, _ := newModel(base)
-	var a *agent.Agent
-	var armed atomic.Bool
+	var (
+		a     *agent.Agent
+		base  agent.Settings
+		armed atomic.Bool
+	)
 	ev := &onStatus{fn: func(st agent.Status) {
 		if !st.Busy && armed.CompareAndSwap(true, false) {
 			changed := base
@@ -445,12 +443,7 @@ func TestNotBusyAfterTheTurn(t *testing.T) {
 			a.UpdateSettings(changed) // publishes while the turn still holds the claim
 		}
 	}}
-	a, err := agent.New(agent.Options{Workspace: diskWorkspace{root: t.TempDir()}, Model: model, Events: ev, Settings: base,
-		StateDir: t.TempDir(), NewModel: newModel})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
+	a, base = reconfigurable(t, srv, diskWorkspace{root: t.TempDir()}, ev)
 	a.Ask(context.Background(), agent.AskParams{Prompt: "hi"})
 	armed.Store(true)
 	if res := a.Ask(context.Background(), agent.AskParams{Prompt: "again"}); res.Status != agent.AskDone {
