@@ -84,14 +84,17 @@ func (a *Agent) applyChanges(sess *session) {
 	sess.changes = append(sess.changes, what...)
 }
 
-// applyChanges applies what changed since the last round and reports it
-// in the transcript and the log.
+// applyChanges applies what changed since the last round; sayChanges
+// reports it in the transcript and the log, once the round before is
+// logged.
 func (r *run) applyChanges() {
-	if r.quiet {
-		return
+	if !r.quiet {
+		r.a.applyChanges(r.sess)
 	}
-	r.a.applyChanges(r.sess)
-	if len(r.sess.changes) == 0 {
+}
+
+func (r *run) sayChanges() {
+	if r.quiet || len(r.sess.changes) == 0 {
 		return
 	}
 	text := "Settings changed: " + strings.Join(r.sess.changes, ", ") + fmt.Sprintf("; applied from round %d.", r.sess.m.H.Rounds()+1)

@@ -223,6 +223,7 @@ func (r *run) afterRound(ctx context.Context) error {
 		reply := last.Assistant
 		r.sess.log.append(record{Kind: recRound, Reply: &reply, Results: last.Results})
 	}
+	r.sayChanges()
 	if plan.Applied != nil {
 		r.record(plan.Applied)
 	}
