@@ -86,7 +86,7 @@ type sessionLog struct {
 	buf  []byte   // records appended since the last sync; guarded by mu
 	err  error    // why the last sync failed, until one succeeds; guarded by mu
 	// fault, when set (tests), is asked before each write; an error makes
-	// the write stop halfway through, as a full disk does.
+	// the write stop halfway through, as a full disk does. Guarded by mu.
 	fault func(off int64, n int) error
 }
 
