@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/reika-lsp/reika-lsp/agent"
 	"github.com/reika-lsp/reika-lsp/agent/engine"
@@ -154,9 +155,10 @@ func (t *terminal) Transcript(e agent.Event) {
 				t.partial.Reset()
 				t.screen.Reset()
 			}
-			fmt.Fprint(t.out, e.Text)
+			shown := tools.Visible(e.Text)
+			fmt.Fprint(t.out, shown)
 			t.partial.WriteString(e.Text)
-			t.screen.WriteString(e.Text)
+			t.screen.WriteString(shown)
 			t.streamed = true
 			t.midLine = !strings.HasSuffix(e.Text, "\n")
 			return
@@ -185,13 +187,13 @@ func (t *terminal) Transcript(e agent.Event) {
 		fmt.Fprintf(t.out, "  ↳ %s (%d lines, ~%d tokens)\n", oneLine(first, 120), strings.Count(e.Text, "\n")+1, e.Tokens)
 	case agent.EventNote:
 		t.newline()
-		fmt.Fprintf(t.out, "── note ──\n%s\n──────────\n", strings.TrimSpace(e.Text))
+		fmt.Fprintf(t.out, "── note ──\n%s\n──────────\n", tools.Visible(strings.TrimSpace(e.Text)))
 	case agent.EventShed, agent.EventFold, agent.EventInfo:
 		t.newline()
-		fmt.Fprintf(t.out, "· %s\n", e.Text)
+		fmt.Fprintf(t.out, "· %s\n", tools.Visible(e.Text))
 	case agent.EventError:
 		t.newline()
-		fmt.Fprintf(t.err, "error: %s\n", e.Text)
+		fmt.Fprintf(t.err, "error: %s\n", tools.Visible(e.Text))
 	}
 }
 
@@ -222,7 +224,7 @@ func (t *terminal) log(line string) {
 
 func (t *terminal) print(text string) {
 	if text != "" {
-		fmt.Fprint(t.out, text)
+		fmt.Fprint(t.out, tools.Visible(text))
 		t.midLine = !strings.HasSuffix(text, "\n")
 	}
 }
@@ -301,10 +303,16 @@ func (t *terminal) finish() {
 	t.mu.Unlock()
 }
 
+// oneLine is s on one line for the terminal, at most n bytes (cut on a
+// character), with nothing in it the terminal would act on.
 func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = tools.Visible(strings.Join(strings.Fields(s), " "))
 	if len(s) > n {
-		s = s[:n] + "…"
+		cut := n
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
 	}
 	return s
 }
