@@ -331,7 +331,7 @@ func (a *ttyApprover) Approve(ctx context.Context, req tools.Approval) agent.Dec
 	a.t.mu.Lock()
 	a.t.newline()
 	if !a.interactive {
-		fmt.Fprintf(a.t.err, "denied (no terminal to ask; use --approve): %s\n", req.Summary)
+		fmt.Fprintf(a.t.err, "denied (no terminal to ask; use --approve): %s\n", tools.Visible(req.Summary))
 		a.t.mu.Unlock()
 		return agent.Deny
 	}
