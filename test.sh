@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs the whole test suite: Go (vet + tests), the VS Code extension's tests
-# and the Neovim plugin's tests in headless Neovim.
+# Runs the whole test suite: Go (vet, tests, and the race detector on agent
+# and lsp), the VS Code extension's tests and the Neovim plugin's tests in
+# headless Neovim.
 #
 # With REIKA_TEST_STRICT=1 (as in .ci/run) a missing Node.js or Neovim (0.7
 # or 0.10) fails the run instead of skipping that part.
@@ -20,6 +21,10 @@ echo "== go vet"
 go vet ./...
 echo "== go test"
 go test ./...
+# The session, its log and the server's turns are shared between goroutines
+# (a turn, save, settings changes, discovery): the race detector watches them.
+echo "== go test -race (agent, lsp)"
+go test -race ./agent/... ./lsp/...
 
 # The editor tests drive the real binary.
 mkdir -p bin

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/reika-lsp/reika-lsp/agent/tools"
 	"github.com/reika-lsp/reika-lsp/ctxwin"
@@ -22,6 +23,13 @@ import (
 )
 
 // Agent is one workspace's agent. It implements Service.
+//
+// One guard says whether a turn is running: the run claim (begin). A turn,
+// a compact and a new session hold it; a second one is refused while it is
+// held. The session belongs to the claim's holder; Save reads only its log,
+// which is safe for concurrent use; a settings change or a model the
+// engine reports is applied by the holder at its next round, or at once
+// when nothing holds the session (see applyChanges and updateIdle).
 type Agent struct {
 	opts     Options
 	tools    []tools.Tool
@@ -34,45 +42,62 @@ type Agent struct {
 	repoOnce sync.Once
 	repo     repoMapper
 
-	discovered    chan struct{} // closed when the first Info returned
-	stopDiscovery context.CancelFunc
+	// bg tracks discovery, so that Close waits for it.
+	bg sync.WaitGroup
 
-	mu      sync.Mutex
-	set     Settings           // guarded by mu
-	model   Model              // guarded by mu
-	info    *ModelInfo         // what Info said; guarded by mu
-	sess    *session           // guarded by mu; used only by whoever holds busy
-	busy    bool               // a turn or a compact runs; guarded by mu
-	cancel  context.CancelFunc // stops the running turn; guarded by mu
-	done    chan struct{}      // closed when the running turn ends; guarded by mu
-	turns   int                // turns in the session; guarded by mu
-	status  Status             // guarded by mu
-	failure string             // why the engine is down or the last turn failed; guarded by mu
-	loading bool               // the engine is loading its model; guarded by mu
-	noticed map[string]bool    // conditions already announced; guarded by mu
-	closed  bool               // guarded by mu
+	mu            sync.Mutex
+	idle          *sync.Cond         // signalled when brief ends; uses mu
+	set           Settings           // guarded by mu
+	gen           int                // bumped when set, model or info change; guarded by mu
+	model         Model              // guarded by mu
+	info          *ModelInfo         // what Info said; nil until the engine answers; guarded by mu
+	stopDiscovery context.CancelFunc // stops the discovery running; guarded by mu
+	retryBase     time.Duration      // discovery's first wait between attempts; guarded by mu
+	sess          *session           // guarded by mu; used only by its owner (see session)
+	busy          bool               // the run claim is held; guarded by mu
+	brief         bool               // a change is being applied to the idle session; guarded by mu
+	cancel        context.CancelFunc // stops the running turn; guarded by mu
+	done          chan struct{}      // closed when the running turn ends; guarded by mu
+	turns         int                // turns in the session; guarded by mu
+	status        Status             // guarded by mu
+	failure       string             // why the engine is down or the last turn failed; guarded by mu
+	loading       bool               // the engine is loading its model; guarded by mu
+	noticed       map[string]bool    // conditions already announced; guarded by mu
+	closed        bool               // guarded by mu
+	// logFault, when set (tests), is given to every session log; guarded
+	// by mu.
+	logFault func(off int64, n int) error
 }
 
 var _ Service = (*Agent)(nil)
 
-// New builds an agent and starts discovering the model's window in the
-// background; the status reports what it finds. Resume picks up the
-// workspace's last session on the first turn.
+// Discovery retries: the first wait, doubled after each failure up to the
+// second.
+const (
+	discoveryRetry    = time.Second
+	discoveryMaxRetry = 30 * time.Second
+)
+
+// New builds an agent. With Options.Resume it resumes the workspace's last
+// session at once, whether or not the engine answers yet; the model's
+// window is discovered in the background, again and again until the engine
+// answers, and the status reports what it finds.
 func New(opts Options) (*Agent, error) {
 	if opts.Workspace == nil || opts.Model == nil {
 		return nil, errors.New("agent: a workspace and a model are required")
 	}
 	a := &Agent{
-		opts:       opts,
-		tools:      tools.All(),
-		stateDir:   opts.StateDir,
-		events:     opts.Events,
-		logf:       opts.Logf,
-		set:        opts.Settings,
-		model:      opts.Model,
-		noticed:    map[string]bool{},
-		discovered: make(chan struct{}),
+		opts:      opts,
+		tools:     tools.All(),
+		stateDir:  opts.StateDir,
+		events:    opts.Events,
+		logf:      opts.Logf,
+		set:       opts.Settings,
+		model:     opts.Model,
+		noticed:   map[string]bool{},
+		retryBase: discoveryRetry,
 	}
+	a.idle = sync.NewCond(&a.mu)
 	if a.stateDir == "" {
 		a.stateDir = StateDir()
 	}
@@ -82,12 +107,8 @@ func New(opts Options) (*Agent, error) {
 	if a.logf == nil {
 		a.logf = func(string, ...any) {}
 	}
-	if a.set.Approve == "" {
-		a.set.Approve = ApproveAsk
-	}
-	if a.set.ReasoningRounds == 0 && a.set.Sources["reasoningRounds"] == "" {
-		a.set.ReasoningRounds = DefaultReasoningRounds
-	}
+	a.set = withDefaults(a.set)
+	hideSecrets(a.set, a.logf)
 	dir, err := os.MkdirTemp("", "reika-")
 	if err != nil {
 		return nil, fmt.Errorf("agent: temp dir: %w", err)
@@ -96,10 +117,60 @@ func New(opts Options) (*Agent, error) {
 	a.appr = newApprovals(a.set.Approve, opts.Approver)
 	a.status = Status{Text: "ctx –", Level: LevelOK, WindowSource: SourceNone}
 	a.watchLoading(opts.Model)
-	ctx, cancel := context.WithCancel(context.Background())
-	a.stopDiscovery = cancel
-	go a.discover(ctx)
+	if opts.Resume {
+		a.resumeAtStart()
+	}
+	a.startDiscovery(opts.Model, 0)
 	return a, nil
+}
+
+// withDefaults fills the settings a caller may leave zero.
+func withDefaults(s Settings) Settings {
+	if s.Approve == "" {
+		s.Approve = ApproveAsk
+	}
+	if s.ReasoningRounds == 0 && s.Sources["reasoningRounds"] == "" {
+		s.ReasoningRounds = DefaultReasoningRounds
+	}
+	return s
+}
+
+// resumeAtStart resumes the workspace's last session before anything else
+// runs, and says what it could not do.
+func (a *Agent) resumeAtStart() {
+	sess, note, err := a.resumeSession(a.knownInfo())
+	switch {
+	case err == nil:
+		a.sess, a.turns = sess, sess.m.H.Turns()
+		if note != "" {
+			a.logf("reika: %s", note)
+			a.notice("", LevelWarning, note)
+		}
+		a.publishStatusBusy(sess, false)
+	case errors.Is(err, errLogBusy):
+		msg := "The last session of this workspace is open in another reika-lsp (another editor window, or reika-lsp run); " +
+			"this one starts a new session on the first ask and leaves that one alone."
+		a.logf("reika: %s", msg)
+		a.notice("", LevelWarning, msg)
+	case !errors.Is(err, errNoSession):
+		msg := fmt.Sprintf("Could not resume the last session (%v); a new one starts on the first ask, and its log is left as it is.", err)
+		a.logf("reika: %s", msg)
+		a.notice("", LevelWarning, msg)
+	}
+}
+
+// knownInfo is what is known of the model before the engine answers: its
+// answer when there is one, else the window setting.
+func (a *Agent) knownInfo() ModelInfo {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.info != nil {
+		return *a.info
+	}
+	if a.set.ContextWindow > 0 {
+		return ModelInfo{Model: a.set.Model, Window: a.set.ContextWindow, WindowSource: SourceSetting}
+	}
+	return ModelInfo{Model: a.set.Model, WindowSource: SourceNone}
 }
 
 type nopEvents struct{}
@@ -115,49 +186,23 @@ func (a *Agent) settings() Settings {
 	return a.set
 }
 
-// discover asks the model for its window once, at start, and resumes the
-// workspace's last session when asked to.
-func (a *Agent) discover(ctx context.Context) {
-	defer close(a.discovered)
+// faultHook is the test hook of session logs, nil outside tests.
+func (a *Agent) faultHook() func(off int64, n int) error {
 	a.mu.Lock()
-	model := a.model
-	a.mu.Unlock()
-	info, err := model.Info(ctx)
-	a.mu.Lock()
-	if err != nil {
-		a.failure = err.Error()
-	} else {
-		a.info = &info
-		a.failure = ""
-	}
-	a.mu.Unlock()
-	if err == nil && a.opts.Resume {
-		sess, rerr := a.resumeSession(info)
-		switch {
-		case rerr == nil:
-			a.mu.Lock()
-			a.sess, a.turns = sess, sess.m.H.Turns()
-			a.mu.Unlock()
-		case !errors.Is(rerr, errNoSession):
-			a.logf("reika: could not resume the last session: %v", rerr)
-		}
-	}
-	if err != nil {
-		a.notice("engine", LevelError, err.Error())
-	} else if info.Window <= 0 {
-		reason := info.Reason
-		if reason == "" {
-			reason = "the engine did not report it"
-		}
-		a.notice("nowindow", LevelWarning, "No known context window ("+reason+"): nothing will be shed or folded. Set REIKA_CONTEXT_WINDOW.")
-	}
-	a.publishStatus(nil)
+	defer a.mu.Unlock()
+	return a.logFault
 }
 
-// modelInfo is what the engine says, asked again if the start-up
-// discovery failed.
+// generation is the current generation of settings, model and info.
+func (a *Agent) generation() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.gen
+}
+
+// modelInfo is what the engine says, asked again while it has not
+// answered.
 func (a *Agent) modelInfo(ctx context.Context) (ModelInfo, error) {
-	<-a.discovered
 	a.mu.Lock()
 	info, model := a.info, a.model
 	a.mu.Unlock()
@@ -165,22 +210,24 @@ func (a *Agent) modelInfo(ctx context.Context) (ModelInfo, error) {
 		return *info, nil
 	}
 	got, err := model.Info(ctx)
-	a.mu.Lock()
-	if err == nil {
-		a.info = &got
-		a.failure = ""
-		delete(a.noticed, "engine")
-	} else {
+	if err != nil {
+		a.mu.Lock()
 		a.failure = err.Error()
+		a.mu.Unlock()
+		return got, err
 	}
-	a.mu.Unlock()
-	return got, err
+	a.adopt(model, got)
+	return got, nil
 }
 
-// begin claims the agent for a turn or a compact.
+// begin takes the run claim for a turn, a compact or a new session: it is
+// refused while another holds it. end releases it.
 func (a *Agent) begin(ctx context.Context) (context.Context, func(), error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	for a.brief {
+		a.idle.Wait()
+	}
 	if a.closed {
 		return nil, nil, errors.New("the agent is shut down")
 	}
@@ -190,12 +237,16 @@ func (a *Agent) begin(ctx context.Context) (context.Context, func(), error) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	a.busy, a.cancel, a.done = true, cancel, done
+	a.status.Busy = true
 	var once sync.Once
 	end := func() {
 		once.Do(func() {
 			cancel()
 			a.mu.Lock()
 			a.busy, a.cancel = false, nil
+			// A status published meanwhile by another goroutine (discovery)
+			// may still say busy; the claim's end is what counts.
+			a.status.Busy = false
 			close(done)
 			a.mu.Unlock()
 		})
@@ -203,12 +254,12 @@ func (a *Agent) begin(ctx context.Context) (context.Context, func(), error) {
 	return ctx, end, nil
 }
 
-// session returns the session, resuming or starting one.
+// session returns the session, starting one when there is none. The
+// engine must have answered: a turn needs it.
 func (a *Agent) session(ctx context.Context) (*session, error) {
-	select {
-	case <-a.discovered:
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	info, err := a.modelInfo(ctx)
+	if err != nil {
+		return nil, err
 	}
 	a.mu.Lock()
 	sess := a.sess
@@ -216,14 +267,8 @@ func (a *Agent) session(ctx context.Context) (*session, error) {
 	if sess != nil {
 		return sess, nil
 	}
-	info, err := a.modelInfo(ctx)
-	if err != nil {
+	if sess, err = a.newSession(info); err != nil {
 		return nil, err
-	}
-	if sess == nil {
-		if sess, err = a.newSession(info); err != nil {
-			return nil, err
-		}
 	}
 	a.mu.Lock()
 	a.sess = sess
@@ -248,7 +293,10 @@ func (a *Agent) Ask(ctx context.Context, p AskParams) AskResult {
 		a.fail(err)
 		return AskResult{Status: AskError, Message: err.Error()}
 	}
-	a.applySettings(sess)
+	a.applyChanges(sess)
+	if err := promptFits(taskPrompt(p), sess.m.Window); err != nil {
+		return AskResult{Session: sess.id, Status: AskError, Message: err.Error()}
+	}
 	res := a.runTurn(ctx, sess, p)
 	res.Session = sess.id
 	a.mu.Lock()
@@ -263,15 +311,6 @@ func (a *Agent) Ask(ctx context.Context, p AskParams) AskResult {
 	// until end returns, and publishing after it could race a new turn.
 	a.publishStatusBusy(sess, false)
 	return res
-}
-
-// applySettings carries changed settings into the session's manager.
-func (a *Agent) applySettings(sess *session) {
-	s := a.settings()
-	m := sess.m
-	m.MaxTokensSetting = s.MaxTokens
-	m.ReasoningRounds = s.ReasoningRounds
-	m.Reserve.Pinned = s.MinGenTokens
 }
 
 func (a *Agent) sessionID() string {
@@ -295,6 +334,14 @@ func (a *Agent) fail(err error) {
 	a.publishStatus(nil)
 }
 
+// clearNotice ends a condition announced with notice(key, ...), so that
+// it is announced again when it comes back.
+func (a *Agent) clearNotice(key string) {
+	a.mu.Lock()
+	delete(a.noticed, key)
+	a.mu.Unlock()
+}
+
 // Compact folds on demand, after the note round.
 func (a *Agent) Compact(ctx context.Context) CompactResult {
 	ctx, end, err := a.begin(ctx)
@@ -309,6 +356,7 @@ func (a *Agent) Compact(ctx context.Context) CompactResult {
 		a.notice("", LevelInfo, "Nothing to fold")
 		return CompactResult{Message: "Nothing to fold"}
 	}
+	a.applyChanges(sess)
 	ok, why := sess.m.CanCompact()
 	if !ok {
 		a.notice("", LevelInfo, why)
@@ -325,7 +373,11 @@ func (a *Agent) Compact(ctx context.Context) CompactResult {
 	(&run{a: a, sess: sess, turn: sess.m.H.Turns()}).record(ev)
 	sess.logState()
 	if err := sess.log.sync(); err != nil {
-		a.logf("reika: session log: %v", err)
+		msg := logStopped(err).Error()
+		a.logf("reika: %s", msg)
+		a.notice("log", LevelError, msg)
+		a.publishStatusBusy(sess, false)
+		return CompactResult{Message: msg}
 	}
 	// The last status of the compact: not busy (published while the
 	// session is still ours, as Ask does).
@@ -351,7 +403,7 @@ func (a *Agent) HasTurns() bool {
 	return a.turns > 0
 }
 
-// NewSession starts a fresh session.
+// NewSession starts a fresh session. It is refused while a turn runs.
 func (a *Agent) NewSession() (string, error) {
 	_, end, err := a.begin(context.Background())
 	if err != nil {
@@ -372,22 +424,30 @@ func (a *Agent) NewSession() (string, error) {
 	a.sess, a.turns = sess, 0
 	a.mu.Unlock()
 	if old != nil {
-		old.log.close()
+		if err := old.log.close(); err != nil {
+			a.logf("reika: closing the session log: %v", err)
+		}
 	}
 	a.appr.reset()
 	a.publishStatusBusy(sess, false)
 	return sess.id, nil
 }
 
-// UpdateSettings applies changed settings: approvals and budgets at once,
-// a new endpoint or model from the next turn (when Options.NewModel is set).
+// UpdateSettings applies changed settings: approvals at once; budgets and
+// a new endpoint or model (when Options.NewModel is set) at once when no
+// turn runs, else from the running turn's next round, which says so in the
+// transcript. The fixed prefix (minimal, repoMapBudget) changes with the
+// next session.
 func (a *Agent) UpdateSettings(s Settings) error {
+	s = withDefaults(s)
 	a.mu.Lock()
 	old := a.set
 	a.set = s
+	a.gen++
 	newModel := a.opts.NewModel
 	a.mu.Unlock()
 	a.appr.setMode(s.Approve)
+	hideSecrets(s, a.logf)
 	if newModel != nil && (old.BaseURL != s.BaseURL || old.Model != s.Model || old.APIKey != s.APIKey ||
 		old.ContextWindow != s.ContextWindow || old.ModelsURL != s.ModelsURL) {
 		m, err := newModel(s)
@@ -395,27 +455,25 @@ func (a *Agent) UpdateSettings(s Settings) error {
 			return err
 		}
 		a.watchLoading(m)
-		info, ierr := m.Info(context.Background())
 		a.mu.Lock()
-		a.model = m
-		if ierr == nil {
-			a.info = &info
-			a.failure = ""
-			if a.sess != nil && !a.busy {
-				a.sess.info = info
-				a.sess.m.Window, a.sess.m.OutputLimit = info.Window, info.OutputLimit
-			}
-		} else {
-			a.info = nil
-			a.failure = ierr.Error()
-		}
+		a.model, a.info = m, nil
+		a.gen++
 		a.mu.Unlock()
-		a.publishStatus(nil)
+		a.stopDiscoveryLoop()
+		info, ierr := m.Info(context.Background())
+		if ierr == nil {
+			a.adopt(m, info)
+			return nil
+		}
+		a.infoFailed(m, ierr)
+		a.startDiscovery(m, a.retryWait())
 	}
+	a.updateIdle()
 	return nil
 }
 
-// Close cancels a running turn, waits for it, and closes the session log.
+// Close cancels a running turn, waits for it and for discovery, and closes
+// the session log (releasing it for another process).
 func (a *Agent) Close() error {
 	a.mu.Lock()
 	if a.closed {
@@ -427,9 +485,12 @@ func (a *Agent) Close() error {
 		a.cancel()
 	}
 	done := a.done
+	for a.brief {
+		a.idle.Wait()
+	}
 	a.mu.Unlock()
-	a.stopDiscovery()
-	<-a.discovered
+	a.stopDiscoveryLoop()
+	a.bg.Wait()
 	if done != nil {
 		<-done
 	}
@@ -444,7 +505,8 @@ func (a *Agent) Close() error {
 	return err
 }
 
-// Save writes the whole conversation, unshed, as Markdown.
+// Save writes the whole conversation, unshed, as Markdown. It is safe
+// during a turn: it writes what the log holds up to the last round.
 func (a *Agent) Save(path string) (string, error) {
 	a.mu.Lock()
 	sess := a.sess
@@ -457,10 +519,11 @@ func (a *Agent) Save(path string) (string, error) {
 	} else if !filepath.IsAbs(path) {
 		path = filepath.Join(a.opts.Workspace.Root(), path)
 	}
-	if err := sess.log.sync(); err != nil {
+	size, err := sess.log.synced()
+	if err != nil {
 		return "", err
 	}
-	recs, err := readLog(sess.log.path)
+	recs, err := readLog(sess.log.path, size)
 	if err != nil {
 		return "", err
 	}
@@ -498,4 +561,16 @@ func (a *Agent) outline(r *ctxwin.Result, budget int) string {
 		src = data
 	}
 	return outline.Summary(r.Path, src, budget)
+}
+
+// hideSecrets keeps the variables that may hold a key, and the key itself
+// under any name, out of every tool process (see tools.HideSecrets).
+func hideSecrets(s Settings, logf func(string, ...any)) {
+	var values []string
+	if s.APIKey != "" {
+		values = append(values, s.APIKey)
+	}
+	if err := tools.HideSecrets(s.SecretEnv(), values); err != nil {
+		logf("reika: %v", err)
+	}
 }

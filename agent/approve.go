@@ -35,15 +35,29 @@ func (a *approvals) reset() {
 	a.mu.Unlock()
 }
 
+// wouldAsk reports whether a call of kind would be put to the user.
+func (a *approvals) wouldAsk(kind string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return !a.allowedLocked(kind)
+}
+
+// allowedLocked reports whether calls of kind run without asking.
+func (a *approvals) allowedLocked(kind string) bool {
+	switch {
+	case a.mode == ApproveAll && kind != "outside":
+		return true
+	case a.mode == ApproveEdits && kind == "edit":
+		return true
+	}
+	return a.allowed[kind]
+}
+
 func (a *approvals) approve(ctx context.Context, req tools.Approval) bool {
 	a.mu.Lock()
-	mode, allowed := a.mode, a.allowed[req.Kind]
+	allowed := a.allowedLocked(req.Kind)
 	a.mu.Unlock()
 	switch {
-	case mode == ApproveAll && req.Kind != "outside":
-		return true
-	case mode == ApproveEdits && req.Kind == "edit":
-		return true
 	case allowed:
 		return true
 	case a.ask == nil:

@@ -25,6 +25,8 @@ type run struct {
 	env   *tools.Env
 	// quiet runs (subagents) emit no transcript and keep no log.
 	quiet bool
+	// streamed says the request in flight streamed reply text.
+	streamed bool
 }
 
 // runTurn runs the rounds of one turn until the model answers without tool
@@ -40,6 +42,9 @@ func (a *Agent) runTurn(ctx context.Context, sess *session, p AskParams) AskResu
 	a.turns = r.turn
 	a.mu.Unlock()
 	sess.log.append(record{Kind: recTurn, Turn: r.turn, Prompt: prompt})
+	if err := sess.markLast(); err != nil {
+		a.logf("reika: marking the last session: %v", err)
+	}
 	r.emit(Event{Kind: EventUser, Round: sess.m.H.Rounds() + 1, Text: prompt})
 	if err := r.afterRound(ctx); err != nil {
 		return r.end(ctx, err)
@@ -49,12 +54,18 @@ func (a *Agent) runTurn(ctx context.Context, sess *session, p AskParams) AskResu
 
 // end turns the outcome of a turn into its result.
 func (r *run) end(ctx context.Context, err error) AskResult {
-	if serr := r.sess.log.sync(); serr != nil {
-		r.a.logf("reika: session log: %v", serr)
+	if serr := r.sess.log.sync(); serr != nil && !errors.As(err, new(*logError)) {
+		err = logStopped(serr)
 	}
+	var lerr *logError
 	switch {
 	case err == nil:
+		r.a.clearNotice("log")
 		return AskResult{Status: AskDone}
+	case errors.As(err, &lerr):
+		r.emit(Event{Kind: EventError, Text: err.Error()})
+		r.a.notice("log", LevelError, err.Error())
+		return AskResult{Status: AskError, Message: err.Error()}
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
 		r.emit(Event{Kind: EventInfo, Text: "Cancelled."})
 		return AskResult{Status: AskCancelled, Message: "cancelled"}
@@ -107,7 +118,10 @@ func (r *run) rounds(ctx context.Context) error {
 		if resp.Message.Reasoning != "" {
 			r.emit(Event{Kind: EventReasoning, Round: round, Text: resp.Message.Reasoning})
 		}
-		if resp.Message.Content != "" || len(resp.Message.ToolCalls) == 0 {
+		// The full reply follows what streamed, even when it is empty: a
+		// stream that broke and was asked again streamed text the reply
+		// does not have, and the front end replaces it with this.
+		if resp.Message.Content != "" || len(resp.Message.ToolCalls) == 0 || r.streamed {
 			r.emit(Event{Kind: EventAssistant, Round: round, Text: resp.Message.Content})
 		}
 		if len(resp.Message.ToolCalls) == 0 {
@@ -155,11 +169,13 @@ func (r *run) complete(ctx context.Context, req *Request) (*Response, error) {
 	model := r.a.model
 	r.a.mu.Unlock()
 	round := r.sess.m.H.Rounds() + 1
+	r.streamed = false
 	onDelta := func(d Delta) {
 		if d.Reasoning != "" {
 			r.emit(Event{Kind: EventReasoning, Round: round, Text: d.Reasoning, Delta: true})
 		}
 		if d.Content != "" {
+			r.streamed = true
 			r.emit(Event{Kind: EventAssistant, Round: round, Text: d.Content, Delta: true})
 		}
 	}
@@ -196,6 +212,7 @@ func (r *run) runTools(ctx context.Context, calls []ctxwin.ToolCall) {
 // point — after the note round when a fold is coming.
 func (r *run) afterRound(ctx context.Context) error {
 	m := r.sess.m
+	r.applyChanges()
 	plan := m.Prepare()
 	last := m.H.Last()
 	if last.IsRound() {
@@ -206,6 +223,7 @@ func (r *run) afterRound(ctx context.Context) error {
 		reply := last.Assistant
 		r.sess.log.append(record{Kind: recRound, Reply: &reply, Results: last.Results})
 	}
+	r.sayChanges()
 	if plan.Applied != nil {
 		r.record(plan.Applied)
 	}
@@ -220,7 +238,7 @@ func (r *run) afterRound(ctx context.Context) error {
 	}
 	r.sess.logState()
 	if err := r.sess.log.sync(); err != nil {
-		r.a.logf("reika: session log: %v", err)
+		return logStopped(err)
 	}
 	if last.IsRound() {
 		r.progress()
@@ -368,10 +386,11 @@ func (r *run) toResult(c ctxwin.ToolCall, t tools.Result) *ctxwin.Result {
 // toolEnv is what the tools of a session may touch.
 func (a *Agent) toolEnv(sess *session, subagents bool) *tools.Env {
 	env := &tools.Env{
-		Root:    a.opts.Workspace.Root(),
-		Files:   a.opts.Workspace,
-		Approve: a.appr.approve,
-		TempDir: a.tempDir,
+		Root:     a.opts.Workspace.Root(),
+		Files:    a.opts.Workspace,
+		Approve:  a.appr.approve,
+		WouldAsk: a.appr.wouldAsk,
+		TempDir:  a.tempDir,
 	}
 	if subagents {
 		env.Subagent = func(ctx context.Context, task string) (string, error) { return a.subagent(ctx, sess, task) }

@@ -13,17 +13,27 @@ import (
 
 	"github.com/reika-lsp/reika-lsp/agent/tools"
 	"github.com/reika-lsp/reika-lsp/ctxwin"
+	"github.com/reika-lsp/reika-lsp/internal/atomicfile"
 )
 
 // session is one conversation: its history as the model sees it, its log,
-// and what the agent learned. Only the goroutine running a turn (or a
-// compact) touches it.
+// and what the agent learned. The log is safe for concurrent use (Save
+// reads it during a turn); everything else belongs to whoever holds the
+// agent's run claim (the running turn, compact or new session) and, while
+// none is held, to the holder of Agent.mu.
 type session struct {
 	id   string
 	root string
+	dir  string // the workspace's sessions directory
 	m    *ctxwin.Manager
 	log  *sessionLog
 	info ModelInfo
+	// gen is the generation of the agent's settings and model info the
+	// manager was last brought up to date with (see Agent.applyChanges).
+	gen int
+	// changes are what applyChanges changed, for the next round's
+	// transcript.
+	changes []string
 	// prev is the last request sent, for the debug line; prevPrompt the
 	// prompt tokens the engine counted for it (0: unknown).
 	prev       []ctxwin.Message
@@ -61,7 +71,8 @@ func newSessionID() string {
 	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
 }
 
-// newSession starts a session: its fixed prefix is built now, once.
+// newSession starts a session: its fixed prefix is built now, once. It
+// becomes the workspace's last session.
 func (a *Agent) newSession(info ModelInfo) (*session, error) {
 	s := a.settings()
 	root := a.opts.Workspace.Root()
@@ -70,13 +81,14 @@ func (a *Agent) newSession(info ModelInfo) (*session, error) {
 		repo = a.repoMap(root)
 	}
 	h := ctxwin.NewHistory(fixedPrefix(root, info.Window, s, repo), tools.Specs(a.tools))
-	sess := &session{id: newSessionID(), root: root, info: info}
+	dir := sessionsDir(a.stateDir, root)
+	sess := &session{id: newSessionID(), root: root, dir: dir, info: info, gen: a.generation()}
 	sess.m = a.newManager(h, info)
-	path := filepath.Join(sessionsDir(a.stateDir, root), sess.id+".jsonl")
-	l, err := createLog(path)
+	l, err := createLog(filepath.Join(dir, sess.id+".jsonl"))
 	if err != nil {
 		return nil, fmt.Errorf("session log: %w", err)
 	}
+	l.fault = a.faultHook()
 	sess.log = l
 	err = l.append(record{Kind: recStart, Session: sess.id, Root: root, System: h.System, Tools: h.Tools, Model: info.Model,
 		Window: info.Window, Source: info.WindowSource})
@@ -84,13 +96,24 @@ func (a *Agent) newSession(info ModelInfo) (*session, error) {
 		err = l.sync()
 	}
 	if err == nil {
-		err = os.WriteFile(filepath.Join(filepath.Dir(path), "last"), []byte(sess.id+"\n"), 0o600)
+		err = sess.markLast()
 	}
 	if err != nil {
 		l.close()
+		os.Remove(l.path)
 		return nil, fmt.Errorf("session log: %w", err)
 	}
 	return sess, nil
+}
+
+// markLast makes the session the workspace's last one, the one a restart
+// resumes: the session last worked in.
+func (s *session) markLast() error {
+	path := filepath.Join(s.dir, "last")
+	if b, err := os.ReadFile(path); err == nil && strings.TrimSpace(string(b)) == s.id {
+		return nil
+	}
+	return atomicfile.Write(path, []byte(s.id+"\n"))
 }
 
 // newManager applies the settings to a fresh manager.
@@ -108,75 +131,135 @@ func (a *Agent) newManager(h *ctxwin.History, info ModelInfo) *ctxwin.Manager {
 // errNoSession says there is no session to resume.
 var errNoSession = errors.New("no session to resume in this workspace")
 
-// resumeSession replays the workspace's last session log.
-func (a *Agent) resumeSession(info ModelInfo) (*session, error) {
+// resumeSession replays the workspace's last session log, whether or not
+// the engine has answered: info is what is known of the model now (its
+// window wins over the log's), possibly nothing. It returns errLogBusy
+// when another process owns the session.
+//
+// Nothing the log holds is thrown away. A torn or garbage tail, or a
+// record that cannot be replayed, ends the replay there: the session
+// resumes from every record before it, the log is cut back to them (the
+// bytes cut are kept beside it) before anything is appended, and note says
+// what happened for the user.
+func (a *Agent) resumeSession(info ModelInfo) (sess *session, note string, err error) {
 	dir := sessionsDir(a.stateDir, a.opts.Workspace.Root())
 	id, err := os.ReadFile(filepath.Join(dir, "last"))
-	if err != nil {
-		return nil, errNoSession
+	if err != nil || strings.TrimSpace(string(id)) == "" {
+		return nil, "", errNoSession
 	}
 	path := filepath.Join(dir, strings.TrimSpace(string(id))+".jsonl")
-	recs, err := readLog(path)
+	l, err := openLog(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, "", errNoSession
+	}
 	if err != nil {
-		return nil, err
+		return nil, "", err
+	}
+	defer func() {
+		if err != nil {
+			l.close()
+		}
+	}()
+	l.fault = a.faultHook()
+	recs, ends, bad, err := readRecords(l.f, l.size)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", path, err)
+	}
+	if len(recs) == 0 || recs[0].Kind != recStart || recs[0].Session == "" {
+		return nil, "", fmt.Errorf("%s: not a session log (its first record is not whole)", path)
 	}
 	start := recs[0]
 	h := ctxwin.NewHistory(start.System, start.Tools)
-	if start.Window > 0 && info.Window == 0 {
+	if info.Window == 0 && start.Window > 0 {
 		info.Window, info.WindowSource = start.Window, start.Source
 	}
-	sess := &session{id: start.Session, root: start.Root, info: info}
+	if info.Model == "" {
+		info.Model = start.Model
+	}
+	sess = &session{id: start.Session, root: start.Root, dir: dir, info: info, log: l, gen: a.generation()}
 	sess.m = a.newManager(h, info)
-	replay(sess.m, recs[1:])
+	good := len(recs)
+	for i, r := range recs[1:] {
+		if rerr := replayRecord(sess.m, r); rerr != nil {
+			bad = &badRecord{N: i + 2, Off: ends[i], Err: rerr}
+			good = i + 1
+			break
+		}
+	}
 	if info.Window > 0 {
 		// What the engine (or the setting) says now wins over the log: the
 		// engine may have restarted with another window.
 		sess.m.Window = info.Window
 	}
 	sess.m.Restored()
-	l, err := createLog(path)
+	kept, err := l.cut(ends[good-1])
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	sess.log = l
-	return sess, nil
-}
-
-// replay applies a log's records to a manager. A turn with no round yet
-// is kept; a round is only ever logged whole.
-func replay(m *ctxwin.Manager, recs []record) {
-	for _, r := range recs {
-		switch r.Kind {
-		case recTurn:
-			m.StartTurn(r.Prompt)
-		case recRound:
-			if r.Reply == nil {
-				continue
-			}
-			if m.H.Last() == nil {
-				m.StartTurn("")
-			}
-			m.H.AddRound(*r.Reply)
-			for _, res := range r.Results {
-				m.H.AddResult(res)
-			}
-		case recEvent:
-			if r.Event != nil {
-				m.Apply(r.Event)
-			}
-		case recState:
-			if r.Estimator != nil {
-				m.Est.Ratio, m.Est.Samples = r.Estimator.Ratio, r.Estimator.Samples
-			}
-			if r.Reserve != nil {
-				m.Reserve.Largest = r.Reserve.Largest
-			}
-			m.LastFold, m.RapidFolds = r.LastFold, r.Rapid
-			if r.Window > 0 {
-				m.Window = r.Window
-			}
+	if bad != nil {
+		note = fmt.Sprintf("Resumed session %s from the %d records before record %d of its log, which could not be used (byte %d: %v)",
+			sess.id, good, bad.N, bad.Off, bad.Err)
+		if kept != "" {
+			note += "; the rest of the log is kept in " + kept
 		}
 	}
+	return sess, note, nil
+}
+
+// replayRecord applies one record of a log to a manager. A record that
+// does not fit the history before it is an error, and so is a panic.
+func replayRecord(m *ctxwin.Manager, r record) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("replaying a %s record: %v", r.Kind, p)
+		}
+	}()
+	switch r.Kind {
+	case recTurn:
+		m.StartTurn(r.Prompt)
+	case recRound:
+		if r.Reply == nil {
+			return errors.New("a round record without its reply")
+		}
+		if len(r.Results) != len(r.Reply.ToolCalls) {
+			return fmt.Errorf("a round record with %d tool calls and %d results", len(r.Reply.ToolCalls), len(r.Results))
+		}
+		for _, res := range r.Results {
+			if res == nil {
+				return errors.New("a round record with an empty result")
+			}
+		}
+		if m.H.Last() == nil {
+			m.StartTurn("")
+		}
+		m.H.AddRound(*r.Reply)
+		for _, res := range r.Results {
+			m.H.AddResult(res)
+		}
+	case recEvent:
+		if r.Event == nil {
+			return errors.New("an event record without its event")
+		}
+		if f := r.Event.Fold; f != nil && (f.Recap == nil || f.Upto < 0 || f.Upto > len(m.H.Items)) {
+			return fmt.Errorf("a fold of %d items in a history of %d", f.Upto, len(m.H.Items))
+		}
+		m.Apply(r.Event)
+	case recState:
+		if r.Estimator != nil {
+			m.Est.Ratio, m.Est.Samples = r.Estimator.Ratio, r.Estimator.Samples
+		}
+		if r.Reserve != nil {
+			m.Reserve.Largest = r.Reserve.Largest
+		}
+		m.LastFold, m.RapidFolds = r.LastFold, r.Rapid
+		if r.Window > 0 {
+			m.Window = r.Window
+		}
+	case recNote, recInfo:
+	default:
+		return fmt.Errorf("an unknown record kind %q", r.Kind)
+	}
+	return nil
 }
 
 // logState records what the manager learned.

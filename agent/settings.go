@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -36,6 +37,21 @@ type Settings struct {
 	// Sources says where each non-default setting came from: "editor",
 	// "env", "profile NAME" or "default", keyed by the setting's name.
 	Sources map[string]string `json:"-"`
+	// KeyEnvs are the variables the config file names as keys (apiKeyEnv
+	// of any profile), besides APIKeyEnv: none of them reaches a tool
+	// process (see SecretEnv).
+	KeyEnvs []string `json:"-"`
+}
+
+// SecretEnv names the variables that may hold a key: REIKA_API_KEY, the
+// variable apiKeyEnv names and every one the config file names. They are
+// kept out of every tool process's environment.
+func (s Settings) SecretEnv() []string {
+	names := []string{"REIKA_API_KEY"}
+	if s.APIKeyEnv != "" {
+		names = append(names, s.APIKeyEnv)
+	}
+	return append(names, s.KeyEnvs...)
 }
 
 // Setting defaults.
@@ -145,7 +161,7 @@ func LoadSettings(src SettingsSource) (Settings, error) {
 	if path == "" {
 		path = ConfigFilePath()
 	}
-	prof, err := loadProfile(path, profile)
+	prof, keyEnvs, err := loadProfile(path, profile)
 	if err != nil {
 		return Settings{}, err
 	}
@@ -157,6 +173,7 @@ func LoadSettings(src SettingsSource) (Settings, error) {
 		Approve:         ApproveAsk,
 		ModelsURL:       DefaultModelsURL,
 		Sources:         map[string]string{},
+		KeyEnvs:         keyEnvs,
 	}
 	// Apply layers from lowest to highest precedence.
 	for k, v := range prof {
@@ -227,36 +244,45 @@ func decodeObject(raw json.RawMessage) (map[string]any, error) {
 	return m, nil
 }
 
-func loadProfile(path, name string) (map[string]any, error) {
+// loadProfile reads the profile name of the config file at path, and the
+// variables any of its profiles names as apiKeyEnv.
+func loadProfile(path, name string) (map[string]any, []string, error) {
 	if path == "" {
-		return nil, nil
+		return nil, nil, nil
 	}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var cfg struct {
 		Profiles map[string]map[string]any `toml:"profiles"`
 	}
 	if _, err := toml.Decode(string(data), &cfg); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
+	var keyEnvs []string
+	for _, p := range cfg.Profiles {
+		if v, ok := p["apiKeyEnv"].(string); ok && v != "" {
+			keyEnvs = append(keyEnvs, v)
+		}
+	}
+	slices.Sort(keyEnvs)
 	prof, ok := cfg.Profiles[name]
 	if !ok {
 		if name == DefaultProfile {
-			return nil, nil
+			return nil, keyEnvs, nil
 		}
-		return nil, fmt.Errorf("%s: no [profiles.%s]", path, name)
+		return nil, nil, fmt.Errorf("%s: no [profiles.%s]", path, name)
 	}
 	for k := range prof {
 		if !knownSetting(k) {
-			return nil, fmt.Errorf("%s: [profiles.%s]: unknown setting %q", path, name, k)
+			return nil, nil, fmt.Errorf("%s: [profiles.%s]: unknown setting %q", path, name, k)
 		}
 	}
-	return prof, nil
+	return prof, keyEnvs, nil
 }
 
 // set assigns one setting from a JSON, TOML or environment value.

@@ -17,8 +17,10 @@ const (
 	ActionDeny         = "Deny"
 )
 
-// maxApprovalDetail bounds the detail (a diff, a command) shown in an
-// approval request; editors show the message in a dialog or a prompt.
+// maxApprovalDetail bounds the diff shown in an approval request of an
+// edit; editors show the message in a dialog or a prompt. Anything else (a
+// command, a URL, a path) is shown whole: the bash tool never asks to run a
+// command longer than tools.ApprovalTextBytes.
 const maxApprovalDetail = 2000
 
 // approver asks the user with window/showMessageRequest (agent.Approver).
@@ -35,9 +37,12 @@ func (a approver) Approve(ctx context.Context, ap tools.Approval) agent.Decision
 		s.logf("lsp: %q needs approval but the client cannot ask (no window.showMessage capability): denied", ap.Summary)
 		return agent.Deny
 	}
-	msg := "Reika wants to " + ap.Summary
-	if ap.Detail != "" {
-		msg += "\n\n" + truncate(ap.Detail, maxApprovalDetail)
+	msg := "Reika wants to " + tools.Visible(ap.Summary)
+	if detail := ap.Detail; detail != "" {
+		if ap.Kind == "edit" {
+			detail = truncate(detail, maxApprovalDetail)
+		}
+		msg += "\n\n" + tools.Visible(detail)
 	}
 	t := protocol.MessageTypeInfo
 	if ap.Kind == "command" || ap.Kind == "outside" {

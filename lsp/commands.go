@@ -21,6 +21,9 @@ import (
 // until the agent returns.
 const askGrace = 500 * time.Millisecond
 
+// errTurnRunning answers an ask or a compact while the agent runs a turn.
+const errTurnRunning = "a turn is already running: wait for it to end or cancel it (reika.cancel)"
+
 // turn is a running reika.ask or reika.compact.
 type turn struct {
 	cancel   context.CancelFunc
@@ -99,24 +102,20 @@ func (s *server) cmdAsk(ctx context.Context, p *executeCommandParams) (any, erro
 		return jsonResult(agent.AskResult{Status: agent.AskError, Message: errorMessage(err)})
 	}
 
+	// The agent is the one guard of "a turn is running": ask it, so that a
+	// refused ask shows no progress. (Two asks that race past this both
+	// reach the agent, which refuses one.)
+	if st := svc.Status(); st.Busy {
+		return jsonResult(agent.AskResult{Session: st.Session, Status: agent.AskError, Message: errTurnRunning})
+	}
 	turnCtx, cancel := context.WithCancel(ctx)
 	stop := context.AfterFunc(s.life, cancel)
 	t := &turn{cancel: cancel, done: make(chan struct{})}
 	s.mu.Lock()
-	busy := s.turn != nil
-	if !busy {
-		s.turn = t
+	if s.turn == nil {
+		s.turn = t // the turn the agent's progress reports go to
 	}
 	s.mu.Unlock()
-	if busy {
-		stop()
-		cancel()
-		return jsonResult(agent.AskResult{
-			Session: svc.Status().Session,
-			Status:  agent.AskError,
-			Message: "a turn is already running: wait for it to end or cancel it (reika.cancel)",
-		})
-	}
 	t.progress = s.startProgress(p.WorkDoneToken, shorten(args.Prompt))
 
 	s.goTracked(func() {
@@ -234,25 +233,26 @@ func (s *server) cmdCompact(ctx context.Context, p *executeCommandParams) (any, 
 	if err != nil {
 		return nil, err
 	}
+	if svc.Status().Busy { // the agent's guard, as in cmdAsk
+		return jsonResult(agent.CompactResult{Message: errTurnRunning})
+	}
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stop := context.AfterFunc(s.life, cancel)
 	defer stop()
 	c := &turn{cancel: cancel}
 	s.mu.Lock()
-	busy := s.compact != nil
-	if !busy {
-		s.compact = c
+	if s.compact == nil {
+		s.compact = c // the compaction the agent's progress reports go to
 	}
 	s.mu.Unlock()
-	if busy {
-		return nil, requestFailed("a compaction is already running")
-	}
 	c.progress = s.startProgress(p.WorkDoneToken, "Compacting context")
 	res := s.runCompact(svc, cctx)
 	c.progress.end(res.Message)
 	s.mu.Lock()
-	s.compact = nil
+	if s.compact == c {
+		s.compact = nil
+	}
 	s.mu.Unlock()
 	s.sendStatus(svc.Status(), true)
 	if ctx.Err() != nil {

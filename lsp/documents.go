@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"go.lsp.dev/uri"
+
+	"github.com/reika-lsp/reika-lsp/agent/tools"
 )
 
 // document is one buffer the editor has open.
@@ -225,7 +227,7 @@ func (d *documents) read(path string) ([]byte, error) {
 		delete(d.overlays, key)
 	}
 	d.mu.Unlock()
-	return os.ReadFile(path)
+	return tools.ReadRegular(path) // never blocks on a FIFO
 }
 
 // snapshot is a copy of an open document's identity and text.

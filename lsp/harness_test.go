@@ -140,7 +140,9 @@ func (f *fakeAgent) Cancel() bool {
 	return true
 }
 
-func (f *fakeAgent) Status() agent.Status { return f.statusAt(0, false) }
+// Status is busy while a turn runs, as the real agent's is: the server
+// asks it whether one does.
+func (f *fakeAgent) Status() agent.Status { return f.statusAt(0, f.isRunning()) }
 
 func (f *fakeAgent) Save(path string) (string, error) {
 	if path == "" {

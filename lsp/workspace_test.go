@@ -347,11 +347,20 @@ func TestApprovals(t *testing.T) {
 		Message string
 		Actions []struct{ Title string }
 	}](t, h.c.Requests("window/showMessageRequest")[0].Params)
-	if req.Type != 2 || !strings.HasPrefix(req.Message, "Reika wants to run `rm -rf build`\n\nxxx") || len(req.Message) > 2100 {
-		t.Errorf("request = type %d, message %q…", req.Type, truncate(req.Message, 60))
+	// A command is shown whole: what is approved is what runs.
+	if req.Type != 2 || req.Message != "Reika wants to run `rm -rf build`\n\n"+strings.Repeat("x", 5000) {
+		t.Errorf("request = type %d, message %q… (%d bytes)", req.Type, truncate(req.Message, 60), len(req.Message))
 	}
 	if len(req.Actions) != 3 || req.Actions[0].Title != "Allow" || req.Actions[1].Title != "Allow for this session" || req.Actions[2].Title != "Deny" {
 		t.Errorf("actions = %+v", req.Actions)
+	}
+	// What could hide part of a command from the user is shown as escapes.
+	answer <- map[string]any{"title": "Deny"}
+	f.opts.Approver.Approve(h.ctx, tools.Approval{Tool: "bash", Kind: "command", Summary: "run `echo hi`", Detail: "echo hi\x1b[2K\rrm -rf ~ \u202e"})
+	reqs := h.c.Requests("window/showMessageRequest")
+	hidden := decode[struct{ Message string }](t, reqs[len(reqs)-1].Params)
+	if hidden.Message != "Reika wants to run `echo hi`\n\necho hi\\x1b[2K\\x0drm -rf ~ <U+202E>" {
+		t.Errorf("a command with control characters is shown as %q", hidden.Message)
 	}
 	// A cancelled turn stops waiting for the answer: Deny.
 	ctx, cancel := context.WithCancel(h.ctx)

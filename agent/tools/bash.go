@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"crypto/rand"
 	_ "embed"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/reika-lsp/reika-lsp/ctxwin"
@@ -49,6 +51,10 @@ func (bashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result,
 	}
 	if strings.ContainsRune(command, 0) {
 		return errResult(KindBash, "command contains a NUL byte"), nil
+	}
+	if len(command) > ApprovalTextBytes && env.wouldAsk("command") {
+		return errResult(KindBash, "the command is %d bytes, longer than the %d an approval can show whole; "+
+			"write the script to a file with write, then run the file", len(command), ApprovalTextBytes), nil
 	}
 	var notes []string
 	switch {
@@ -115,17 +121,31 @@ func (bashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result,
 }
 
 // commandEnv is the environment of a command: this process's, without the
-// engine's API key, and with pagers, editors and prompts that would wait for
-// a terminal turned off.
-func commandEnv() []string {
+// secrets (HideSecrets: REIKA_API_KEY, the variable apiKeyEnv names, the
+// key under any name), with pagers, editors and prompts that would wait
+// for a terminal turned off, and with marker, which the command's
+// processes inherit so that they can be found and killed with it.
+func commandEnv(marker string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "REIKA_API_KEY=") {
+		if isSecret(kv) || strings.HasPrefix(kv, markerVar+"=") {
 			continue
 		}
 		env = append(env, kv)
 	}
-	return append(env, "PAGER=cat", "GIT_PAGER=cat", "GIT_EDITOR=true", "GIT_TERMINAL_PROMPT=0", "NO_COLOR=1")
+	return append(env, "PAGER=cat", "GIT_PAGER=cat", "GIT_EDITOR=true", "GIT_TERMINAL_PROMPT=0", "NO_COLOR=1", markerVar+"="+marker)
+}
+
+// markerVar carries a command's marker into every process it starts.
+const markerVar = "REIKA_COMMAND"
+
+var markerSeq atomic.Int64
+
+// newMarker is a value of markerVar no other command of any process has.
+func newMarker() string {
+	var b [4]byte
+	rand.Read(b[:])
+	return fmt.Sprintf("%d-%d-%x", os.Getpid(), markerSeq.Add(1), b)
 }
 
 // runResult is how a command ended.
@@ -140,7 +160,8 @@ type runResult struct {
 // runCommand runs command with bash (sh without it) in dir, writing its
 // combined output to w. The command leads its own process group; the group
 // is killed on timeout, on cancel, and when the command exits (so no
-// background process outlives it).
+// background process outlives it), and so is every process that carries
+// the command's marker (killTree), such as one started with setsid.
 func runCommand(ctx context.Context, dir, command string, timeout time.Duration, w io.Writer) runResult {
 	shell := "/bin/sh"
 	if p, err := exec.LookPath("bash"); err == nil {
@@ -156,7 +177,8 @@ func runCommand(ctx context.Context, dir, command string, timeout time.Duration,
 	defer pr.Close()
 	cmd := exec.Command(shell, "-c", command)
 	cmd.Dir = dir
-	cmd.Env = commandEnv()
+	marker := newMarker()
+	cmd.Env = commandEnv(marker)
 	cmd.Stdout, cmd.Stderr = pw, pw // an *os.File: the child writes to it directly
 	inOwnGroup(cmd)
 	if err := cmd.Start(); err != nil {
@@ -178,6 +200,7 @@ func runCommand(ctx context.Context, dir, command string, timeout time.Duration,
 	select {
 	case werr = <-waited:
 	case <-tctx.Done():
+		killTree(cmd.Process.Pid, marker) // the shell is alive: its descendants too
 		killGroup(cmd)
 		werr = <-waited
 		if ctx.Err() != nil {
@@ -186,7 +209,8 @@ func runCommand(ctx context.Context, dir, command string, timeout time.Duration,
 			res.timedOut = true
 		}
 	}
-	killGroup(cmd) // background processes left behind
+	killGroup(cmd)      // background processes left behind
+	killTree(0, marker) // and those that left the group (setsid, daemons)
 	select {
 	case <-copied:
 	case <-time.After(bashGrace):

@@ -47,6 +47,9 @@ func (editTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result,
 	if err := env.allowWrite(ctx, NameEdit, pl); err != nil {
 		return errResult(KindEdit, "%v", err), nil
 	}
+	if err := notSpecial(pl); err != nil {
+		return errResult(KindEdit, "%v", err), nil
+	}
 	data, err := env.files().ReadFile(pl.Abs)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -75,7 +78,7 @@ func (editTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result,
 	oldName, newName := diffNames(pl.Rel, false)
 	diff, hunks := unifiedDiff(oldName, newName, ops)
 	summary := fmt.Sprintf("edit %s (%s)", pl.Rel, plural(hunks, "hunk"))
-	if err := env.approveChange(ctx, NameEdit, summary, truncate(diff, ApprovalDetailBytes)); err != nil {
+	if err := env.approveChange(ctx, NameEdit, pl, summary, approvalDiff(diff)); err != nil {
 		return errResult(KindEdit, "%v", err), nil
 	}
 	updated := applyAt(content, offsets, oldStr, newStr)

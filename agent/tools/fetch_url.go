@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -63,14 +64,15 @@ func (fetchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result
 	}
 	req.Header.Set("User-Agent", "reika-lsp (coding agent; fetch_url tool)")
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,text/plain,text/markdown,application/json;q=0.9,*/*;q=0.5")
-	client := env.HTTP
-	if client == nil {
-		client = http.DefaultClient
-	}
+	client := env.redirectAsks(ctx, u)
 	resp, err := client.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
 			return errResult(KindFetch, "fetching %s was cancelled", target), nil
+		}
+		var denied *redirectDenied
+		if errors.As(err, &denied) {
+			return errResult(KindFetch, "%s redirected to %s, another host, and fetching that was denied by the user", denied.from, denied.to), nil
 		}
 		return errResult(KindFetch, "cannot fetch %s: %v", target, err), nil
 	}
@@ -143,4 +145,64 @@ func textual(mt string) bool {
 		return true
 	}
 	return false
+}
+
+// maxRedirects bounds the redirects one fetch follows.
+const maxRedirects = 10
+
+// redirectDenied is a redirect to another host the user did not allow.
+type redirectDenied struct{ from, to string }
+
+func (e *redirectDenied) Error() string { return "the redirect to " + e.to + " was denied" }
+
+// redirectAsks is env's HTTP client, made to ask again before it follows
+// a redirect to a host other than the one approved (the user approved a
+// fetch of approved's host, not of wherever it sends them).
+func (env *Env) redirectAsks(ctx context.Context, approved *url.URL) *http.Client {
+	base := env.HTTP
+	if base == nil {
+		base = http.DefaultClient
+	}
+	c := *base
+	host := hostKey(approved)
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if len(via) >= maxRedirects {
+			return fmt.Errorf("stopped after %d redirects", maxRedirects)
+		}
+		if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
+			return fmt.Errorf("a redirect to %s, which is not http or https", req.URL.Redacted())
+		}
+		if k := hostKey(req.URL); k != host && !upgrade(host, k) {
+			from, to := via[len(via)-1].URL.Redacted(), req.URL.Redacted()
+			if !env.approve(ctx, Approval{Tool: NameFetchURL, Kind: "fetch", Summary: "fetch " + to + " (a redirect from " + from + ")", Detail: to}) {
+				return &redirectDenied{from: from, to: to}
+			}
+			host = k
+		}
+		if base.CheckRedirect != nil {
+			return base.CheckRedirect(req, via)
+		}
+		return nil
+	}
+	return &c
+}
+
+// hostKey is a URL's host with its port, the default port of the scheme
+// made explicit, lowercased.
+func hostKey(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = "80"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+	}
+	return strings.ToLower(u.Hostname()) + ":" + port
+}
+
+// upgrade reports whether to is from's host moved from http to https (the
+// default ports of both), which is the same host.
+func upgrade(from, to string) bool {
+	h, ok := strings.CutSuffix(from, ":80")
+	return ok && to == h+":443"
 }

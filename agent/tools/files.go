@@ -3,10 +3,14 @@ package tools
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/reika-lsp/reika-lsp/internal/atomicfile"
 	"github.com/reika-lsp/reika-lsp/internal/walk"
@@ -17,8 +21,42 @@ import (
 // same directory renamed over the target, keeping its permissions.
 type DiskFiles struct{}
 
-// ReadFile implements Files.
-func (DiskFiles) ReadFile(path string) ([]byte, error) { return os.ReadFile(path) }
+// ReadFile implements Files. Only a regular file is read (ReadRegular).
+func (DiskFiles) ReadFile(path string) ([]byte, error) { return ReadRegular(path) }
+
+// ReadRegular reads a regular file. Anything else (a FIFO, a device, a
+// socket) is an error, found without blocking: the file is opened
+// non-blocking and looked at before it is read.
+func ReadRegular(path string) ([]byte, error) {
+	f, err := openRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
+// openRegular opens a regular file for reading, refusing anything else
+// without blocking on it.
+func openRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		if fi.IsDir() {
+			return nil, &fs.PathError{Op: "read", Path: path, Err: errors.New("is a directory")}
+		}
+		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("is %s, not a regular file", specialKind(fi.Mode()))}
+	}
+	return f, nil
+}
 
 // WriteFile implements Files: atomically, keeping the file's mode.
 func (DiskFiles) WriteFile(ctx context.Context, path string, content []byte) error {
@@ -54,6 +92,9 @@ func (env *Env) walkFiles(ctx context.Context, base place, fn func(name, rel, ab
 		return err
 	}
 	if !fi.IsDir() {
+		if err := notSpecial(base); err != nil {
+			return err
+		}
 		return fn(base.Rel, filepath.Base(base.Abs), base.Abs)
 	}
 	root := env.root()

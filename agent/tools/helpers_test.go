@@ -13,7 +13,12 @@ import (
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if os.Getenv("REIKA_TOOLS_HELPER") == "secrets" {
+		os.Exit(helperSecrets())
+	}
+	goleak.VerifyTestMain(m)
+}
 
 // workspace creates a workspace holding files (slash paths → content) and
 // returns its root with symlinks resolved.

@@ -116,13 +116,73 @@ func (env *Env) allowOutside(ctx context.Context, tool string, pl place) error {
 	return nil
 }
 
-// approveChange asks before write or edit changes a file (Kind "edit");
-// detail is the diff the user approves.
-func (env *Env) approveChange(ctx context.Context, tool, summary, detail string) error {
-	if !env.approve(ctx, Approval{Tool: tool, Kind: "edit", Summary: summary, Detail: detail}) {
+// approveChange asks before write or edit changes the file pl (Kind
+// "edit"); detail is the diff the user approves. A file of a version-control
+// directory needs what a command needs (Kind "command"): what is written
+// there can run commands (git's core.fsmonitor, hooks), at the next git
+// status an editor runs by itself.
+func (env *Env) approveChange(ctx context.Context, tool string, pl place, summary, detail string) error {
+	kind := "edit"
+	if d := vcsControl(pl); d != "" {
+		kind = "command"
+		summary += fmt.Sprintf(" (in %s, a version-control directory: what is written there can run commands)", d)
+		if len(detail) > ApprovalTextBytes && env.wouldAsk(kind) {
+			return fmt.Errorf("%s: the change is %d bytes, longer than the %d an approval can show whole", summary, len(detail), ApprovalTextBytes)
+		}
+	}
+	if !env.approve(ctx, Approval{Tool: tool, Kind: kind, Summary: summary, Detail: detail}) {
 		return fmt.Errorf("%s: denied by the user", summary)
 	}
 	return nil
+}
+
+// vcsNames are the control directories (and files) of version-control
+// systems, whose content configures commands those systems run.
+var vcsNames = []string{".git", ".hg", ".svn", ".bzr", "_darcs", ".jj", ".pijul", ".fslckout", "_FOSSIL_"}
+
+// vcsControl names the version-control directory pl is in (or is), ""
+// when none. Names match whatever their case, as on case-insensitive file
+// systems.
+func vcsControl(pl place) string {
+	p := pl.Rel
+	if !pl.Inside {
+		p = filepath.ToSlash(pl.Abs)
+	}
+	for part := range strings.SplitSeq(p, "/") {
+		for _, d := range vcsNames {
+			if strings.EqualFold(part, d) {
+				return part
+			}
+		}
+	}
+	return ""
+}
+
+// notSpecial refuses a path that exists and is neither a regular file nor
+// a directory: a FIFO (whose read blocks until a writer comes), a device, a
+// socket. No file tool opens one.
+func notSpecial(pl place) error {
+	fi, err := os.Stat(pl.Abs)
+	if err != nil || fi.Mode().IsRegular() || fi.IsDir() {
+		return nil
+	}
+	return fmt.Errorf("%s is %s, not a regular file; the file tools read and write regular files only", pl.Rel, specialKind(fi.Mode()))
+}
+
+// specialKind names the kind of a file that is neither regular nor a
+// directory.
+func specialKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
 }
 
 // approve asks Env.Approve; no approver means no.
@@ -131,6 +191,11 @@ func (env *Env) approve(ctx context.Context, a Approval) bool {
 		return false
 	}
 	return env.Approve(ctx, a)
+}
+
+// wouldAsk reports whether a call of kind would be put to the user.
+func (env *Env) wouldAsk(kind string) bool {
+	return env.WouldAsk == nil || env.WouldAsk(kind)
 }
 
 // within reports whether p is dir or below it (both clean and absolute).

@@ -71,12 +71,15 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result,
 	if statErr == nil && fi.IsDir() {
 		return errResult(KindRead, "%s is a directory, not a file; list its files with glob (path %q, pattern \"*\")", pl.Rel, pl.Rel), nil
 	}
+	if err := notSpecial(pl); err != nil {
+		return errResult(KindRead, "%v", err), nil
+	}
 	var (
 		src  io.Reader
 		data []byte
 	)
 	if statErr == nil && (pl.Temp || fi.Size() > ReadWholeBytes) {
-		f, err := os.Open(pl.Abs)
+		f, err := openRegular(pl.Abs)
 		if err != nil {
 			return errResult(KindRead, "cannot read %s: %v", pl.Rel, plainErr(err)), nil
 		}

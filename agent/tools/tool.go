@@ -74,6 +74,10 @@ type Env struct {
 	// Approve asks the user (or the approve setting) whether a call may run.
 	// It returns false when denied or unanswered.
 	Approve func(ctx context.Context, a Approval) bool
+	// WouldAsk reports whether a call of kind would be put to the user
+	// (rather than allowed by the approve setting or for the session); nil
+	// means it would.
+	WouldAsk func(kind string) bool
 	// TempDir is where long outputs are saved; it must be readable by the
 	// read tool (the agent allows paths under it).
 	TempDir string

@@ -15,9 +15,6 @@ import (
 //go:embed write.md
 var writeDescription string
 
-// ApprovalDetailBytes caps the diff shown with an approval request.
-const ApprovalDetailBytes = 64 << 10
-
 type writeTool struct{}
 
 const writeUsage = `{"path": string, "content": string}`
@@ -47,6 +44,9 @@ func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result
 	if statErr == nil && fi.IsDir() {
 		return errResult(KindWrite, "%s is a directory", pl.Rel), nil
 	}
+	if err := notSpecial(pl); err != nil {
+		return errResult(KindWrite, "%v", err), nil
+	}
 	var old []byte
 	isNew := true
 	if b, err := env.files().ReadFile(pl.Abs); err == nil {
@@ -60,7 +60,7 @@ func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result
 		what = "new file"
 	}
 	summary := fmt.Sprintf("write %s (%s, %s)", pl.Rel, what, plural(n, "line"))
-	if err := env.approveChange(ctx, NameWrite, summary, truncate(diff, ApprovalDetailBytes)); err != nil {
+	if err := env.approveChange(ctx, NameWrite, pl, summary, approvalDiff(diff)); err != nil {
 		return errResult(KindWrite, "%v", err), nil
 	}
 	if err := os.MkdirAll(filepath.Dir(pl.Abs), 0o755); err != nil {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/reika-lsp/reika-lsp/agent"
 	"github.com/reika-lsp/reika-lsp/agent/tools"
@@ -72,6 +73,12 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	term := &terminal{out: stdout, err: stderr}
+	if f, ok := stdout.(*os.File); ok {
+		term.cols, term.rows, term.tty = terminalSize(f)
+	}
+	if f, ok := stderr.(*os.File); ok {
+		_, _, term.errTTY = terminalSize(f)
+	}
 	logf := func(f string, a ...any) { term.log(fmt.Sprintf(f, a...)) }
 	model, err := newModel(settings, logf)
 	if err != nil {
@@ -91,21 +98,26 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "reika-lsp run: %v\n", err)
 		return 1
 	}
-	defer a.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	res := a.Ask(ctx, agent.AskParams{Prompt: prompt})
 	term.finish()
+	code := 0
 	switch res.Status {
 	case agent.AskDone:
-		return 0
 	case agent.AskCancelled:
 		fmt.Fprintln(stderr, "reika-lsp run: cancelled")
-		return 130
+		code = 130
 	default:
 		fmt.Fprintf(stderr, "reika-lsp run: %s\n", res.Message)
-		return 1
+		code = 1
 	}
+	// The session log is written whole before the run says it succeeded.
+	if err := a.Close(); err != nil && code == 0 {
+		fmt.Fprintf(stderr, "reika-lsp run: the session log could not be written: %v\n", err)
+		code = 1
+	}
+	return code
 }
 
 // dirWorkspace is a directory on disk.
@@ -120,8 +132,14 @@ func (w dirWorkspace) Root() string { return w.root }
 type terminal struct {
 	mu       sync.Mutex
 	out, err io.Writer
-	streamed bool // a streamed reply is being printed
-	midLine  bool
+	// tty is set when out is a terminal of cols columns and rows rows, on
+	// which a broken reply can be erased; errTTY when err is one too.
+	tty, errTTY bool
+	cols, rows  int
+	streamed    bool            // a streamed reply is being printed
+	partial     strings.Builder // the text it streamed so far
+	screen      strings.Builder // what the terminal shows since it began
+	midLine     bool
 }
 
 func (t *terminal) Transcript(e agent.Event) {
@@ -132,16 +150,29 @@ func (t *terminal) Transcript(e agent.Event) {
 		return
 	case agent.EventAssistant:
 		if e.Delta {
-			fmt.Fprint(t.out, e.Text)
+			if !t.streamed {
+				t.newline()
+				t.partial.Reset()
+				t.screen.Reset()
+			}
+			shown := tools.Visible(e.Text)
+			fmt.Fprint(t.out, shown)
+			t.partial.WriteString(e.Text)
+			t.screen.WriteString(shown)
 			t.streamed = true
 			t.midLine = !strings.HasSuffix(e.Text, "\n")
 			return
 		}
-		if !t.streamed && e.Text != "" {
-			fmt.Fprint(t.out, e.Text)
-			t.midLine = !strings.HasSuffix(e.Text, "\n")
+		switch {
+		case !t.streamed:
+			t.print(e.Text)
+		case e.Text != t.partial.String():
+			// The stream broke and the engine was asked again: the reply
+			// is this, not what streamed.
+			t.replacePartial(e.Text)
 		}
 		t.streamed = false
+		t.partial.Reset()
 		t.newline()
 	case agent.EventReasoning:
 		if !e.Delta && e.Text != "" {
@@ -156,13 +187,13 @@ func (t *terminal) Transcript(e agent.Event) {
 		fmt.Fprintf(t.out, "  ↳ %s (%d lines, ~%d tokens)\n", oneLine(first, 120), strings.Count(e.Text, "\n")+1, e.Tokens)
 	case agent.EventNote:
 		t.newline()
-		fmt.Fprintf(t.out, "── note ──\n%s\n──────────\n", strings.TrimSpace(e.Text))
+		fmt.Fprintf(t.out, "── note ──\n%s\n──────────\n", tools.Visible(strings.TrimSpace(e.Text)))
 	case agent.EventShed, agent.EventFold, agent.EventInfo:
 		t.newline()
-		fmt.Fprintf(t.out, "· %s\n", e.Text)
+		fmt.Fprintf(t.out, "· %s\n", tools.Visible(e.Text))
 	case agent.EventError:
 		t.newline()
-		fmt.Fprintf(t.err, "error: %s\n", e.Text)
+		fmt.Fprintf(t.err, "error: %s\n", tools.Visible(e.Text))
 	}
 }
 
@@ -174,8 +205,7 @@ func (t *terminal) Notice(n agent.Notice) {
 	if n.Level != agent.LevelWarning {
 		return // folds are in the transcript, and errors end the run with their message
 	}
-	t.newline()
-	fmt.Fprintf(t.err, "%s: %s\n", n.Level, n.Text)
+	t.errLine(fmt.Sprintf("%s: %s", n.Level, n.Text))
 }
 
 // Progress prints the chip after each round.
@@ -189,14 +219,81 @@ func (t *terminal) Progress(p agent.Progress) {
 func (t *terminal) log(line string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.newline()
-	fmt.Fprintln(t.err, line)
+	t.errLine(line)
+}
+
+func (t *terminal) print(text string) {
+	if text != "" {
+		fmt.Fprint(t.out, tools.Visible(text))
+		t.midLine = !strings.HasSuffix(text, "\n")
+	}
+}
+
+// replacePartial puts the whole reply in place of the broken text that
+// streamed before it: erased on a terminal when it can be (it fits on the
+// screen and its width is known), else followed by the reply under a line
+// that says the text above it was broken.
+func (t *terminal) replacePartial(reply string) {
+	if n, ok := t.partialRows(); ok {
+		if n > 1 {
+			fmt.Fprintf(t.out, "\x1b[%dA", n-1)
+		}
+		fmt.Fprint(t.out, "\r\x1b[J")
+		t.midLine = false
+	} else {
+		t.newline()
+		fmt.Fprintln(t.out, "· (the reply above broke off and was asked for again; the whole reply:)")
+	}
+	t.print(reply)
+}
+
+// partialRows is how many rows of the terminal the streamed text (and
+// what was printed below it meanwhile, such as the engine's note that it
+// asks again) takes, when it is sure: plain ASCII that started a line and
+// fits on the screen.
+func (t *terminal) partialRows() (int, bool) {
+	text := t.screen.String()
+	if !t.tty || t.cols <= 0 || t.rows <= 0 {
+		return 0, false
+	}
+	rows := 0
+	for _, line := range strings.Split(text, "\n") {
+		width := 0
+		for _, c := range []byte(line) {
+			switch {
+			case c == '\t':
+				width += 8 - width%8
+			case c < 0x20 || c >= 0x7f:
+				return 0, false // a control or non-ASCII character: width unsure
+			default:
+				width++
+			}
+		}
+		rows += max(1, (width+t.cols-1)/t.cols)
+	}
+	if rows >= t.rows {
+		return 0, false
+	}
+	return rows, true
 }
 
 func (t *terminal) newline() {
 	if t.midLine {
 		fmt.Fprintln(t.out)
 		t.midLine = false
+		if t.streamed {
+			t.screen.WriteByte('\n')
+		}
+	}
+}
+
+// errLine prints a line on err, counting it as on the screen below a
+// streaming reply when err is the same terminal.
+func (t *terminal) errLine(line string) {
+	t.newline()
+	fmt.Fprintln(t.err, line)
+	if t.streamed && t.errTTY {
+		t.screen.WriteString(line + "\n")
 	}
 }
 
@@ -206,10 +303,16 @@ func (t *terminal) finish() {
 	t.mu.Unlock()
 }
 
+// oneLine is s on one line for the terminal, at most n bytes (cut on a
+// character), with nothing in it the terminal would act on.
 func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = tools.Visible(strings.Join(strings.Fields(s), " "))
 	if len(s) > n {
-		s = s[:n] + "…"
+		cut := n
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
 	}
 	return s
 }
@@ -228,15 +331,13 @@ func (a *ttyApprover) Approve(ctx context.Context, req tools.Approval) agent.Dec
 	a.t.mu.Lock()
 	a.t.newline()
 	if !a.interactive {
-		fmt.Fprintf(a.t.err, "denied (no terminal to ask; use --approve): %s\n", req.Summary)
+		fmt.Fprintf(a.t.err, "denied (no terminal to ask; use --approve): %s\n", tools.Visible(req.Summary))
 		a.t.mu.Unlock()
 		return agent.Deny
 	}
-	detail := req.Detail
-	if len(detail) > 2000 {
-		detail = detail[:2000] + "\n…"
-	}
-	fmt.Fprintf(a.t.err, "\n%s\n%s\nAllow? [y]es, [s] for this session, [N]o: ", req.Summary, detail)
+	// The whole command, as it will run (the bash tool asks for none too
+	// long to show), with nothing in it that the terminal would act on.
+	fmt.Fprintf(a.t.err, "\n%s\n%s\nAllow? [y]es, [s] for this session, [N]o: ", tools.Visible(req.Summary), tools.Visible(req.Detail))
 	a.t.mu.Unlock()
 	line, err := a.in.ReadString('\n')
 	if err != nil {

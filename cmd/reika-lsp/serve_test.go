@@ -132,6 +132,9 @@ type serverOptions struct {
 	env []string
 	// hooks answer the server's requests (approvals, edits...).
 	hooks lsptest.Hooks
+	// home and root are the server's home directory (its state and config
+	// live below it) and workspace; "" means a fresh one each.
+	home, root string
 }
 
 // startServerWith starts the binary with args, a clean environment (a
@@ -141,7 +144,13 @@ func startServerWith(t testing.TB, o serverOptions, args ...string) *proc {
 	t.Helper()
 	before := goleak.IgnoreCurrent()
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
-	home := t.TempDir()
+	home, root := o.home, o.root
+	if home == "" {
+		home = t.TempDir()
+	}
+	if root == "" {
+		root = t.TempDir()
+	}
 	cmd := exec.Command(binary(t), args...)
 	// No user settings leak in: a fresh home, no REIKA_* variables.
 	cmd.Env = append([]string{"HOME=" + home, "XDG_CONFIG_HOME=" + home + "/config", "XDG_STATE_HOME=" + home + "/state", "PATH=" + os.Getenv("PATH")}, o.env...)
@@ -153,7 +162,7 @@ func startServerWith(t testing.TB, o serverOptions, args ...string) *proc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &proc{t: t, cmd: cmd, stdin: stdin, stdout: &bytes.Buffer{}, stderr: &syncBuffer{}, waited: make(chan error, 1), ctx: ctx, root: t.TempDir()}
+	p := &proc{t: t, cmd: cmd, stdin: stdin, stdout: &bytes.Buffer{}, stderr: &syncBuffer{}, waited: make(chan error, 1), ctx: ctx, root: root}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

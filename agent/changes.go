@@ -1,0 +1,105 @@
+package agent
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Settings and model info that change while a session exists (an editor's
+// settings, a new endpoint, the engine answering discovery at last) reach
+// the session through its owner: a running turn applies them at its next
+// round and says so in the transcript; an idle session gets them at once
+// (the status shows them) and the next turn says what changed.
+
+// updateIdle applies changed settings or model info to the session now
+// when no turn holds it, and publishes the status; a running turn applies
+// them itself at its next round.
+func (a *Agent) updateIdle() {
+	a.mu.Lock()
+	for a.brief {
+		a.idle.Wait()
+	}
+	sess := a.sess
+	if a.busy || a.closed || sess == nil {
+		a.mu.Unlock()
+		a.publishStatus(nil)
+		return
+	}
+	a.brief = true
+	a.mu.Unlock()
+	a.applyChanges(sess)
+	a.publishStatusBusy(sess, false)
+	a.mu.Lock()
+	a.brief = false
+	a.idle.Broadcast()
+	a.mu.Unlock()
+}
+
+// applyChanges brings the session's manager up to date with the settings
+// and the model info, when they changed since it last looked. Only the
+// session's owner calls it. What changed is kept in sess.changes for the
+// transcript of the next round.
+func (a *Agent) applyChanges(sess *session) {
+	a.mu.Lock()
+	gen, s := a.gen, a.set
+	var info *ModelInfo
+	if a.info != nil {
+		i := *a.info
+		info = &i
+	}
+	a.mu.Unlock()
+	if sess.gen == gen {
+		return
+	}
+	sess.gen = gen
+	m := sess.m
+	var what []string
+	if m.MaxTokensSetting != s.MaxTokens {
+		what = append(what, fmt.Sprintf("maxTokens %d → %d", m.MaxTokensSetting, s.MaxTokens))
+		m.MaxTokensSetting = s.MaxTokens
+	}
+	if m.ReasoningRounds != s.ReasoningRounds {
+		what = append(what, fmt.Sprintf("reasoningRounds %d → %d", m.ReasoningRounds, s.ReasoningRounds))
+		m.ReasoningRounds = s.ReasoningRounds
+	}
+	if m.Reserve.Pinned != s.MinGenTokens {
+		what = append(what, fmt.Sprintf("minGenTokens %d → %d", m.Reserve.Pinned, s.MinGenTokens))
+		m.Reserve.Pinned = s.MinGenTokens
+	}
+	if info != nil {
+		if info.Model != "" && sess.info.Model != "" && info.Model != sess.info.Model {
+			what = append(what, fmt.Sprintf("model %s → %s", sess.info.Model, info.Model))
+		}
+		window, source := m.Window, sess.info.WindowSource
+		if info.Window > 0 {
+			if info.Window != m.Window {
+				what = append(what, fmt.Sprintf("context window %d → %d tokens (from %s)", m.Window, info.Window, info.WindowSource))
+			}
+			window, source = info.Window, info.WindowSource
+		}
+		sess.info = *info
+		sess.info.Window, sess.info.WindowSource = window, source
+		m.Window, m.OutputLimit = window, info.OutputLimit
+	}
+	sess.changes = append(sess.changes, what...)
+}
+
+// applyChanges applies what changed since the last round; sayChanges
+// reports it in the transcript and the log, once the round before is
+// logged.
+func (r *run) applyChanges() {
+	if !r.quiet {
+		r.a.applyChanges(r.sess)
+	}
+}
+
+func (r *run) sayChanges() {
+	if r.quiet || len(r.sess.changes) == 0 {
+		return
+	}
+	text := "Settings changed: " + strings.Join(r.sess.changes, ", ") + fmt.Sprintf("; applied from round %d.", r.sess.m.H.Rounds()+1)
+	r.sess.changes = nil
+	r.a.logf("reika: %s", text)
+	r.emit(Event{Kind: EventInfo, Text: text})
+	r.sess.log.append(record{Kind: recInfo, Text: text})
+}

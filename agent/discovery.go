@@ -1,0 +1,119 @@
+package agent
+
+import (
+	"context"
+	"time"
+)
+
+// Discovery asks the model for its window in the background until the
+// engine answers: at start (an editor opened before llama-server has
+// loaded its model is the common case) and after a change of endpoint
+// that the engine did not answer. Each failure waits twice as long as the
+// last, up to discoveryMaxRetry. When the engine answers, the session
+// adopts the window and the status is published again, so an "engine
+// unreachable" status clears without a new ask. Close stops it and waits.
+
+// startDiscovery starts discovering model's window, after wait, in place
+// of any discovery already running.
+func (a *Agent) startDiscovery(model Model, wait time.Duration) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return
+	}
+	if a.stopDiscovery != nil {
+		a.stopDiscovery()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	a.stopDiscovery = cancel
+	a.bg.Add(1)
+	go func() {
+		defer a.bg.Done()
+		a.discover(ctx, model, wait)
+	}()
+}
+
+// stopDiscoveryLoop stops the discovery running, if any.
+func (a *Agent) stopDiscoveryLoop() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.stopDiscovery != nil {
+		a.stopDiscovery()
+		a.stopDiscovery = nil
+	}
+}
+
+// retryWait is discovery's first wait between attempts.
+func (a *Agent) retryWait() time.Duration {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.retryBase
+}
+
+func (a *Agent) discover(ctx context.Context, model Model, wait time.Duration) {
+	failures := 0
+	for {
+		if wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
+		}
+		info, err := model.Info(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		if err == nil {
+			a.adopt(model, info)
+			return
+		}
+		if !a.infoFailed(model, err) {
+			return
+		}
+		failures++
+		wait = min(a.retryWait()<<min(failures-1, 16), discoveryMaxRetry)
+	}
+}
+
+// adopt takes what model's engine said, unless the model was replaced
+// meanwhile: the engine is up, its window goes to the session (now when
+// it is idle, else at the running turn's next round), and the status says
+// so.
+func (a *Agent) adopt(model Model, info ModelInfo) {
+	a.mu.Lock()
+	if a.model != model || a.closed {
+		a.mu.Unlock()
+		return
+	}
+	a.info = &info
+	a.gen++
+	a.failure = ""
+	delete(a.noticed, "engine")
+	a.mu.Unlock()
+	a.updateIdle()
+	if info.Window <= 0 && a.Status().Window == nil {
+		reason := info.Reason
+		if reason == "" {
+			reason = "the engine did not report it"
+		}
+		a.notice("nowindow", LevelWarning, "No known context window ("+reason+"): nothing will be shed or folded. Set REIKA_CONTEXT_WINDOW.")
+	}
+}
+
+// infoFailed records that model's engine did not answer; false when the
+// model was replaced meanwhile (its discovery should stop).
+func (a *Agent) infoFailed(model Model, err error) bool {
+	a.mu.Lock()
+	if a.model != model || a.closed {
+		a.mu.Unlock()
+		return false
+	}
+	a.failure = err.Error()
+	a.mu.Unlock()
+	a.notice("engine", LevelError, err.Error())
+	a.publishStatus(nil)
+	return true
+}
