@@ -27,6 +27,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.chat(w, r)
 	case get && (path == "/v1/models" || path == "/models" && llama):
 		writeJSON(w, 200, mustJSON(s.modelsListing()))
+	case post && path == "/tokenize" && s.hasTokenize():
+		s.tokenize(w, r)
+	case post && path == "/apply-template" && llama && s.hasTokenize():
+		s.applyTemplate(w, r)
 	case get && path == "/props" && llama:
 		writeJSON(w, 200, mustJSON(s.props()))
 	case get && (path == "/health" || path == "/v1/health") && llama:
