@@ -120,6 +120,7 @@ type Client struct {
 	info        *agent.ModelInfo // guarded by mu: the discovered info
 	again       bool             // guarded by mu: discover again on the next Info
 	noStreaming bool             // guarded by mu: the engine refuses stream with tools
+	noTokenize  bool             // guarded by mu: the engine has no /tokenize
 }
 
 var _ agent.Model = (*Client)(nil)
