@@ -36,6 +36,7 @@ type Agent struct {
 
 	discovered    chan struct{} // closed when the first Info returned
 	stopDiscovery context.CancelFunc
+	countFailed   sync.Once // logs the first failure to count tokens
 
 	mu      sync.Mutex
 	set     Settings           // guarded by mu
@@ -93,7 +94,7 @@ func New(opts Options) (*Agent, error) {
 	}
 	a.tempDir = dir
 	a.appr = newApprovals(a.set.Approve, opts.Approver)
-	a.status = Status{Text: "ctx –", Level: LevelOK, WindowSource: SourceNone}
+	a.status = initialStatus(a.set)
 	ctx, cancel := context.WithCancel(context.Background())
 	a.stopDiscovery = cancel
 	go a.discover(ctx)

@@ -27,16 +27,18 @@ func (a *Agent) publishStatus(sess *session) Status {
 // publishStatusBusy is publishStatus with the busy flag given.
 func (a *Agent) publishStatusBusy(sess *session, busy bool) Status {
 	var (
-		chip  *ctxwin.Chip
-		b     ctxwin.Budget
-		known bool
-		ratio float64
+		chip   *ctxwin.Chip
+		b      ctxwin.Budget
+		known  bool
+		ratio  float64
+		shrunk bool // a shed or fold just brought the size down
 	)
 	if sess != nil {
 		c := sess.m.Chip()
 		chip = &c
 		b, known = sess.m.Budget()
 		ratio = sess.m.Est.LearnedRatio()
+		shrunk = sess.shrunkAt > 0 && sess.shrunkAt == sess.m.H.Rounds()
 	}
 	a.mu.Lock()
 	st := a.status
@@ -57,24 +59,11 @@ func (a *Agent) publishStatusBusy(sess *session, busy bool) Status {
 	if st.WindowSource == "" {
 		st.WindowSource = SourceNone
 	}
-	if chip == nil && a.info != nil && st.Size == 0 {
+	if chip == nil && a.info != nil && a.sess == nil {
 		// Before the first turn: the window, and what the fixed prefix
-		// will take of it (estimated at four characters a token).
-		prefix := BasePrefixChars()
-		if !a.set.Minimal {
-			prefix += ctxwin.RepoMapChars(info.Window)
-			if a.set.RepoMapBudget > 0 {
-				prefix += a.set.RepoMapBudget - ctxwin.RepoMapChars(info.Window)
-			}
-		}
-		size := prefix / 4
+		// will take of it.
 		var c ctxwin.Chip
-		if info.Window > 0 {
-			b = ctxwin.NewBudget(info.Window, ctxwin.Reserve{Pinned: a.set.MinGenTokens}.Tokens(info.Window))
-			c, known = ctxwin.NewChip(size, &b), true
-		} else {
-			c = ctxwin.NewChip(size, nil)
-		}
+		c, b, known = prefixChip(a.set, info.Window)
 		chip = &c
 	}
 	if chip != nil {
@@ -101,6 +90,11 @@ func (a *Agent) publishStatusBusy(sess *session, busy bool) Status {
 	a.status = st
 	if !warn {
 		delete(a.noticed, "warn80")
+	} else if shrunk {
+		// A shrink just ran and this is as low as it got: saying that
+		// output will be shed soon would be wrong. The warning waits for
+		// the next crossing.
+		a.noticed["warn80"] = true
 	}
 	a.mu.Unlock()
 	if warn && st.Percent != nil {
@@ -108,6 +102,33 @@ func (a *Agent) publishStatusBusy(sess *session, busy bool) Status {
 	}
 	a.events.Status(st)
 	return st
+}
+
+// prefixChip is the chip before the first turn: what the fixed prefix will
+// take (estimated at four characters a token) of a window of window tokens
+// (0: unknown).
+func prefixChip(set Settings, window int) (c ctxwin.Chip, b ctxwin.Budget, known bool) {
+	prefix := BasePrefixChars()
+	if !set.Minimal {
+		prefix += ctxwin.RepoMapChars(window)
+		if set.RepoMapBudget > 0 {
+			prefix += set.RepoMapBudget - ctxwin.RepoMapChars(window)
+		}
+	}
+	size := prefix / 4
+	if window <= 0 {
+		return ctxwin.NewChip(size, nil), b, false
+	}
+	b = ctxwin.NewBudget(window, ctxwin.Reserve{Pinned: set.MinGenTokens}.Tokens(window))
+	return ctxwin.NewChip(size, &b), b, true
+}
+
+// initialStatus is the status before discovery has answered (PROTOCOL.md):
+// the size of the fixed prefix with no window.
+func initialStatus(set Settings) Status {
+	c, _, _ := prefixChip(set, 0)
+	return Status{Text: c.Text, Size: c.Size, Level: LevelOK, WindowSource: SourceNone,
+		Tooltip: fmt.Sprintf("Context: %d tokens of fixed prefix\nAsking the engine for its context window…", c.Size)}
 }
 
 // tooltip is the budget breakdown behind the chip.

@@ -120,10 +120,14 @@ function lastStatus(session: LspSession): Status | undefined {
 	return session.statuses[session.statuses.length - 1];
 }
 
-/** The status the server sends while the agent is still starting: no
- * session and no size yet, shown as `ctx –`. */
+/** The status the server sends before the engine has answered: while
+ * the agent starts, `ctx –` with no size; then, until discovery finds the
+ * window, the fixed prefix's size with no window (`ctx 2.4k`). */
 function isStartingPlaceholder(st: Status): boolean {
-	return st.text === 'ctx –' && st.size === 0 && st.window === null;
+	if (st.text === 'ctx –') {
+		return st.size === 0 && st.window === null;
+	}
+	return st.window === null && st.windowSource === 'none' && st.size > 0 && st.text === chipText(st);
 }
 
 /** Resolves once the server's last status is not busy. */
