@@ -31,7 +31,7 @@ func (a *Agent) publishStatusBusy(sess *session, busy bool) Status {
 		b      ctxwin.Budget
 		known  bool
 		ratio  float64
-		shrunk bool // a shed or fold just brought the size down
+		shrunk bool // a shed or fold ran in the last round
 	)
 	if sess != nil {
 		c := sess.m.Chip()
@@ -90,15 +90,17 @@ func (a *Agent) publishStatusBusy(sess *session, busy bool) Status {
 	a.status = st
 	if !warn {
 		delete(a.noticed, "warn80")
-	} else if shrunk {
-		// A shrink just ran and this is as low as it got: saying that
-		// output will be shed soon would be wrong. The warning waits for
-		// the next crossing.
-		a.noticed["warn80"] = true
 	}
 	a.mu.Unlock()
 	if warn && st.Percent != nil {
-		a.notice("warn80", LevelWarning, fmt.Sprintf("Context at %d%% of the shed point (%s): older tool output will be shed soon", *st.Percent, st.Text))
+		// Once per crossing. Right after a shrink that could not bring the
+		// size below 80%, a shed is not what comes next: say what fills
+		// the window instead.
+		next := "older tool output will be shed soon"
+		if shrunk {
+			next = "even after shedding, the newest results fill most of the window"
+		}
+		a.notice("warn80", LevelWarning, fmt.Sprintf("Context at %d%% of the shed point (%s): %s", *st.Percent, st.Text, next))
 	}
 	a.events.Status(st)
 	return st
