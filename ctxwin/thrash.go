@@ -12,18 +12,16 @@ const ThrashLimit = 3
 
 // Progress is the thrash guard (DESIGN.md §4). A shrink makes no progress
 // when the results of the rounds since the shrink before it mostly fetched
-// again what shrinking removed (the same file and an overlapping line
-// range, the same command or search), or when it freed less than a tenth of
-// the usable window. What counts as removed is what the shrinks of the turn
-// took out of view, not only the last one: a file re-read after every
-// shrink is removed by every other one. An edit, a write or an error is a
-// result that fetched nothing, and so never a fetch again. A refill within a
-// few rounds is not a sign of trouble: every shrink goes down to the shed
-// target, and on a small window a few reads refill it. ThrashLimit shrinks
-// in a row without progress stop the turn.
+// again what that one removed (the same file and an overlapping line range,
+// the same command or search), or when it freed less than a tenth of the
+// usable window. An edit, a write or an error is a result that fetched
+// nothing, and so never a fetch again. A refill within a few rounds is not
+// a sign of trouble: every shrink goes down to the shed target, and on a
+// small window a few reads refill it. ThrashLimit shrinks in a row without
+// progress stop the turn.
 type Progress struct {
-	// Removed is what the shrinks of the turn took out of view, and Round
-	// the round the last one came after.
+	// Removed is what the last shrink took out of view, and Round the round
+	// it came after.
 	Removed []Fetch `json:"removed,omitempty"`
 	Round   int     `json:"round,omitempty"`
 	// Stalled counts the shrinks in a row that made no progress.
@@ -89,7 +87,7 @@ func (p *Progress) judge(h *History, ev *Event, folded int, b Budget) {
 		p.Stalled = 0
 		p.Again, p.Freed, p.Small, p.Newest = nil, 0, false, nil
 	}
-	p.Removed = append(p.Removed, removedBy(h, ev, folded)...)
+	p.Removed = removedBy(h, ev, folded)
 	p.Round = ev.Round
 }
 
@@ -186,7 +184,7 @@ func (p *Progress) Explain(b Budget) string {
 	var why string
 	switch {
 	case len(p.Again) > 0:
-		why = fmt.Sprintf("before each of the last %d shrinks the model mostly fetched again what shrinking had removed (%s)", p.Stalled, what)
+		why = fmt.Sprintf("before each of the last %d shrinks the model mostly fetched again what the shrink before had removed (%s)", p.Stalled, what)
 	default:
 		what, reads = labels(p.Newest)
 		why = fmt.Sprintf("each of the last %d shrinks freed less than a tenth of the usable window (%d tokens; the last freed %d)", p.Stalled, b.Usable/10, p.Freed)
