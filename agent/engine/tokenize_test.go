@@ -95,12 +95,12 @@ func TestCountTokensFails(t *testing.T) {
 	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/tokenize" {
 			calls.Add(1)
-			http.Error(w, `{"error":{"code":500,"message":"busy","type":"server_error"}}`, 500)
+			http.Error(w, `{"error":{"code":500,"message":"busy","type":"server_error"}}`, http.StatusInternalServerError)
 			return
 		}
 		resp, err := http.Get(srv.RootURL() + r.URL.Path)
 		if err != nil {
-			http.Error(w, err.Error(), 502)
+			http.Error(w, err.Error(), http.StatusBadGateway)
 			return
 		}
 		defer resp.Body.Close()
