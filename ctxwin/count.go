@@ -42,12 +42,14 @@ const (
 )
 
 // sentRequest is the last request sent, as it was priced, for the engine's
-// report of it.
+// report of it: what its settled messages cost together, and each of the
+// others.
 type sentRequest struct {
-	hashes []uint64
-	prices []int
-	kinds  []int8
-	fixed  int
+	settled int
+	hashes  []uint64
+	prices  []int
+	kinds   []int8
+	fixed   int
 	// fixedSettled says the fixed part came from an earlier report.
 	fixedSettled bool
 }
@@ -61,6 +63,15 @@ func (e *Estimator) countOf(h uint64) int {
 		return c.tokens
 	}
 	return -1
+}
+
+// settled reports whether the engine's report settled the message of hash h.
+func (e *Estimator) settled(h uint64) bool {
+	if e == nil {
+		return false
+	}
+	c, ok := e.counts[h]
+	return ok && c.settled
 }
 
 // provisional records the engine's count of a message not yet reported on.
@@ -131,9 +142,9 @@ func (m *Manager) Uncounted() []string {
 		seen[k] = true
 		m.toCount = append(m.toCount, toCount{text: text, msg: msg})
 	}
-	for i, msg := range msgs {
+	for _, i := range h.unsettled {
 		if h.tokens[i] < 0 {
-			add(msg.body(), h.hashes[i])
+			add(msgs[i].body(), h.hashes[i])
 		}
 	}
 	if last := h.Last(); last != nil {
@@ -190,27 +201,28 @@ func (m *Manager) SetCounts(tokens []int) {
 }
 
 // snapshot records how the request now rendered was priced, for the
-// engine's report of it.
+// engine's report of it. Its work is in proportion to the unsettled
+// messages: on the append path, what is new (with an engine that reports
+// no usage, every message stays unsettled).
 func (m *Manager) snapshot() {
 	h := m.H
+	n := len(h.unsettled)
 	s := &sentRequest{
-		hashes: make([]uint64, len(h.msgs)),
-		prices: make([]int, len(h.msgs)),
-		kinds:  make([]int8, len(h.msgs)),
-		fixed:  m.fixedTokens(),
+		settled:      h.sumCounted,
+		hashes:       make([]uint64, n),
+		prices:       make([]int, n),
+		kinds:        make([]int8, n),
+		fixed:        m.fixedTokens(),
+		fixedSettled: m.Est.Fixed > 0,
 	}
-	s.fixedSettled = m.Est.Fixed > 0
-	copy(s.hashes, h.hashes)
-	for i := range h.msgs {
-		c, ok := m.Est.counts[h.hashes[i]]
-		switch {
-		case ok && c.settled:
-			s.prices[i], s.kinds[i] = c.tokens, priceSettled
-		case ok:
-			s.prices[i], s.kinds[i] = c.tokens, priceProvisional
-		default:
-			s.prices[i] = m.Est.Tokens(h.chars[i], h.carried[i]) + m.Est.overhead()
+	for k, i := range h.unsettled {
+		s.hashes[k] = h.hashes[i]
+		if t := h.tokens[i]; t >= 0 {
+			s.settled -= t
+			s.prices[k], s.kinds[k] = t, priceProvisional
+			continue
 		}
+		s.prices[k] = m.Est.Tokens(h.chars[i], h.carried[i]) + m.Est.overhead()
 	}
 	m.Est.sent = s
 }
@@ -232,7 +244,7 @@ func (m *Manager) attribute(prompt int) {
 	if s == nil || prompt <= 0 {
 		return
 	}
-	total := s.fixed
+	total := s.fixed + s.settled
 	var estimated, provisional float64
 	nProvisional := 0
 	for i, p := range s.prices {

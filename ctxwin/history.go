@@ -148,6 +148,9 @@ type History struct {
 	valid           bool
 	// Every cached message before sentUpTo is carried.
 	sentUpTo int
+	// unsettled lists, in order, the cached messages whose cost the engine
+	// has not settled (count.go): the only ones its next report changes.
+	unsettled []int
 	// sentTools says a request carried the tool definitions.
 	sentTools bool
 	// est decides which messages earlier requests carried.
@@ -243,6 +246,9 @@ func (h *History) push(m Message, owner int) {
 	h.tokens = append(h.tokens, -1)
 	h.sumChars += n
 	h.setTokens(len(h.msgs)-1, h.est.countOf(hash), +1)
+	if !h.est.settled(hash) {
+		h.unsettled = append(h.unsettled, len(h.msgs)-1)
+	}
 }
 
 // setTokens accounts message i with a count of t tokens (-1: none) into
@@ -264,17 +270,23 @@ func (h *History) setTokens(i, t, sign int) {
 }
 
 // recount takes up what the engine counted since the messages were
-// cached.
+// cached. Only unsettled messages can have changed.
 func (h *History) recount() {
 	if !h.valid {
 		return
 	}
-	for i, hash := range h.hashes {
+	still := h.unsettled[:0]
+	for _, i := range h.unsettled {
+		hash := h.hashes[i]
 		if t := h.est.countOf(hash); t != h.tokens[i] {
 			h.setTokens(i, 0, -1)
 			h.setTokens(i, t, +1)
 		}
+		if !h.est.settled(hash) {
+			still = append(still, i)
+		}
 	}
+	h.unsettled = still
 }
 
 // renderTail renders Items[frozen] at the end of the cache, reusing the
@@ -299,6 +311,11 @@ func (h *History) renderTail() {
 		h.chars = h.chars[:n]
 		h.carried = h.carried[:n]
 		h.tokens = h.tokens[:n]
+		k := len(h.unsettled)
+		for k > 0 && h.unsettled[k-1] >= n {
+			k--
+		}
+		h.unsettled = h.unsettled[:k]
 		h.sentUpTo = min(h.sentUpTo, n)
 	}
 	h.tailStart = len(h.msgs)
@@ -311,7 +328,7 @@ func (h *History) renderTail() {
 // change other than an append or a change to the newest item calls it.
 func (h *History) invalidate() {
 	h.valid = false
-	h.msgs, h.owner, h.hashes, h.chars, h.carried, h.tokens = nil, nil, nil, nil, nil, nil
+	h.msgs, h.owner, h.hashes, h.chars, h.carried, h.tokens, h.unsettled = nil, nil, nil, nil, nil, nil, nil
 	h.sumChars, h.sumCarried, h.sumCounted, h.sumCountedChars, h.uncounted = 0, 0, 0, 0, 0
 	h.tailStart, h.sentUpTo = 0, 0
 }
@@ -338,6 +355,7 @@ func (h *History) rebuild() {
 	h.chars = make([]int, 0, n)
 	h.carried = make([]bool, 0, n)
 	h.tokens = make([]int, 0, n)
+	h.unsettled = nil
 	h.sumChars, h.sumCarried, h.sumCounted, h.sumCountedChars, h.uncounted = 0, 0, 0, 0, 0
 	h.push(Message{Role: RoleSystem, Content: h.System}, -1)
 	if h.Recap != nil && h.Folded > 0 {
