@@ -168,7 +168,7 @@ func (r *run) recoverOverflow(o *OverflowError) error {
 	r.sess.logState()
 	if prefix, task := m.Floor(); !fits && prefix+task > b.Usable {
 		return fmt.Errorf("the request cannot fit the engine's window of %d tokens: the fixed prefix (system prompt, tool definitions, repo map and project context) takes %d tokens and the task %d, "+
-			"more than the %d left after the %d-token reserve for the answer; set REIKA_MINIMAL=1 to drop the repo map and project context, "+
+			"together more than the %d tokens the window leaves after the %d-token reserve for the answer; set REIKA_MINIMAL=1 to drop the repo map and project context, "+
 			"or give the engine a larger window (llama-server -c %d, vLLM --max-model-len %d): %w",
 			b.Window, prefix, task, b.Usable, b.Reserve, 2*b.Window, 2*b.Window, o)
 	}
