@@ -34,11 +34,10 @@ type count struct {
 	settled bool
 }
 
-// Kinds of a price in a sent request.
+// Kinds of a price of an unsettled message in a sent request.
 const (
 	priceEstimated = iota
 	priceProvisional
-	priceSettled
 )
 
 // sentRequest is the last request sent, as it was priced, for the engine's
@@ -245,15 +244,13 @@ func (m *Manager) attribute(prompt int) {
 		return
 	}
 	total := s.fixed + s.settled
-	var estimated, provisional float64
+	var estimated float64
 	nProvisional := 0
 	for i, p := range s.prices {
 		total += p
-		switch s.kinds[i] {
-		case priceEstimated:
+		if s.kinds[i] == priceEstimated {
 			estimated += float64(p)
-		case priceProvisional:
-			provisional += float64(p)
+		} else {
 			nProvisional++
 		}
 	}
