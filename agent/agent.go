@@ -43,7 +43,8 @@ type Agent struct {
 	repo     repoMapper
 
 	// bg tracks discovery, so that Close waits for it.
-	bg sync.WaitGroup
+	bg          sync.WaitGroup
+	countFailed sync.Once // logs the first failure to count tokens
 
 	mu            sync.Mutex
 	idle          *sync.Cond         // signalled when brief ends; uses mu
@@ -115,7 +116,7 @@ func New(opts Options) (*Agent, error) {
 	}
 	a.tempDir = dir
 	a.appr = newApprovals(a.set.Approve, opts.Approver)
-	a.status = Status{Text: "ctx –", Level: LevelOK, WindowSource: SourceNone}
+	a.status = initialStatus(a.set)
 	a.watchLoading(opts.Model)
 	if opts.Resume {
 		a.resumeAtStart()

@@ -100,7 +100,9 @@ func TestEstimateAndReserveLearn(t *testing.T) {
 
 func TestOverflowShrinksAndRetriesOnce(t *testing.T) {
 	root := t.TempDir()
-	files := goFiles(t, root, 10, 3000, 7000)
+	// New files all along: a model that reads the same few files round
+	// and round is stopped by the thrash guard, which is not this test.
+	files := goFiles(t, root, 30, 3000, 9000)
 	// The user says 48k; the engine has 16k.
 	reads := readLoop(files)
 	n := 0
@@ -158,7 +160,7 @@ func TestThrashGuardStops(t *testing.T) {
 	col := &collector{shrinkBefore: map[int]bool{}}
 	a := newAgent(t, srv, root, agent.Settings{}, col)
 	res := a.Ask(context.Background(), agent.AskParams{Prompt: "write"})
-	if res.Status != agent.AskError || !strings.Contains(res.Message, "refilled to the shed point") {
+	if res.Status != agent.AskError || !strings.Contains(res.Message, "made no progress") || !strings.Contains(res.Message, `glob "*.none"`) {
 		t.Fatalf("a thrashing session was not stopped: %+v", res)
 	}
 	if n := len(col.kinds(agent.EventFold)); n > ctxwin.ThrashLimit+1 {
@@ -386,7 +388,10 @@ func TestOverflowThatCannotShrinkFailsOnce(t *testing.T) {
 	defer srv.Close()
 	a := newAgent(t, srv, t.TempDir(), agent.Settings{ContextWindow: 64000}, nil)
 	res := a.Ask(context.Background(), agent.AskParams{Prompt: strings.Repeat("a very long prompt ", 3000)})
-	if res.Status != agent.AskError || !strings.Contains(res.Message, "too large") {
+	// The prompt alone is larger than the engine's window: say so, with the
+	// sizes and what to set.
+	if res.Status != agent.AskError || !strings.Contains(res.Message, "cannot fit the engine's window of 4096 tokens") ||
+		!strings.Contains(res.Message, "REIKA_MINIMAL") || !strings.Contains(res.Message, "llama-server -c") {
 		t.Fatalf("%+v", res)
 	}
 	n := 0

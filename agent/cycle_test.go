@@ -156,7 +156,13 @@ func cycleScript(files []string, main *int, mu *sync.Mutex) enginetest.Script {
 // newAgent starts an agent on root against the fake engine.
 func newAgent(t *testing.T, srv *enginetest.Server, root string, s agent.Settings, ev agent.Events) *agent.Agent {
 	t.Helper()
-	model, err := engine.New(engine.Config{BaseURL: srv.URL(), ContextWindow: s.ContextWindow, CacheDir: t.TempDir(),
+	return newAgentAt(t, srv.URL(), root, s, ev)
+}
+
+// newAgentAt starts an agent on root against the engine at url.
+func newAgentAt(t *testing.T, url, root string, s agent.Settings, ev agent.Events) *agent.Agent {
+	t.Helper()
+	model, err := engine.New(engine.Config{BaseURL: url, ContextWindow: s.ContextWindow, CacheDir: t.TempDir(),
 		ModelsURL: "http://127.0.0.1:1/never"})
 	if err != nil {
 		t.Fatal(err)

@@ -66,8 +66,7 @@ type record struct {
 	// state
 	Estimator *ctxwin.Estimator `json:"estimator,omitempty"`
 	Reserve   *ctxwin.Reserve   `json:"reserve,omitempty"`
-	LastFold  int               `json:"lastFold,omitempty"`
-	Rapid     int               `json:"rapid,omitempty"`
+	Progress  *ctxwin.Progress  `json:"progress,omitempty"`
 	Window    int               `json:"window,omitempty"`
 	Source    string            `json:"source,omitempty"`
 }

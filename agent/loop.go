@@ -110,10 +110,12 @@ func (r *run) rounds(ctx context.Context) error {
 		retried = false
 		r.debugLine(req.Messages, div, resp)
 		r.sess.prev = req.Messages
+		completion := 0
 		if resp.Usage != nil {
 			m.Observe(resp.Usage.PromptTokens, resp.Usage.CompletionTokens)
+			completion = resp.Usage.CompletionTokens
 		}
-		m.H.AddRound(resp.Message)
+		m.AddRound(resp.Message, completion)
 		round := m.H.Rounds()
 		if resp.Message.Reasoning != "" {
 			r.emit(Event{Kind: EventReasoning, Round: round, Text: resp.Message.Reasoning})
@@ -140,11 +142,18 @@ func (r *run) rounds(ctx context.Context) error {
 	}
 }
 
-// recoverOverflow adopts the window an overflow states when none was
-// known, learns the engine's count, and shrinks once.
+// recoverOverflow readies the one retry after the engine refused a request
+// as too long: it adopts the window the refusal states when none was known
+// or the one known is larger (a setting larger than the engine's), learns
+// the engine's count of the request, cuts the newest round's results to fit
+// and sheds or folds when that is not enough (ctxwin.Manager.Refit); the
+// retry's max_tokens is then what the window leaves. It fails when the
+// fixed prefix and the task alone leave no room for an answer.
 func (r *run) recoverOverflow(o *OverflowError) error {
 	m := r.sess.m
-	if o.Window > 0 && (m.Window == 0 || o.Window < m.Window) {
+	adopted := o.Window > 0 && (m.Window == 0 || o.Window < m.Window)
+	if adopted {
+		r.a.logf("reika: the engine's window is %d tokens (was %d); adopting it", o.Window, m.Window)
 		m.Window = o.Window
 		r.sess.info.Window, r.sess.info.WindowSource = o.Window, SourceOverflow
 		r.a.mu.Lock()
@@ -154,12 +163,29 @@ func (r *run) recoverOverflow(o *OverflowError) error {
 		r.a.mu.Unlock()
 	}
 	m.LearnOverflow(o.PromptTokens)
-	ev := m.Shrink("", ctxwin.ReasonOverflow)
-	if ev == nil {
-		return fmt.Errorf("the request is too large for the context window and nothing more can be shed or folded: %w", o)
+	b, known := m.Budget()
+	if !known {
+		return fmt.Errorf("the request is too large for the engine's window, which it does not state; set REIKA_CONTEXT_WINDOW to the engine's window: %w", o)
 	}
-	r.record(ev)
+	ev, fits := m.Refit()
+	if ev == nil && !adopted && o.PromptTokens == 0 {
+		// The refusal taught nothing: shrink anyway, once.
+		ev = m.Shrink("", ctxwin.ReasonOverflow)
+		if ev == nil {
+			return fmt.Errorf("the request is too large for the context window and nothing more can be shed or folded: %w", o)
+		}
+		fits = m.Size() <= b.Usable
+	}
+	if ev != nil {
+		r.record(ev)
+	}
 	r.sess.logState()
+	if prefix, task := m.Floor(); !fits && prefix+task > b.Usable {
+		return fmt.Errorf("the request cannot fit the engine's window of %d tokens: the fixed prefix (system prompt, tool definitions, repo map and project context) takes %d tokens and the task %d, "+
+			"together more than the %d tokens the window leaves after the %d-token reserve for the answer; set REIKA_MINIMAL=1 to drop the repo map and project context, "+
+			"or give the engine a larger window (llama-server -c %d, vLLM --max-model-len %d): %w",
+			b.Window, prefix, task, b.Usable, b.Reserve, 2*b.Window, 2*b.Window, o)
+	}
 	return nil
 }
 
@@ -213,6 +239,7 @@ func (r *run) runTools(ctx context.Context, calls []ctxwin.ToolCall) {
 func (r *run) afterRound(ctx context.Context) error {
 	m := r.sess.m
 	r.applyChanges()
+	r.a.countNew(ctx, m)
 	plan := m.Prepare()
 	last := m.H.Last()
 	if last.IsRound() {
@@ -244,12 +271,38 @@ func (r *run) afterRound(ctx context.Context) error {
 		r.progress()
 	}
 	if m.Thrashing() {
-		msg := fmt.Sprintf("Stopped: the context refilled to the shed point within %d rounds of a fold %d times in a row, so each fold loses work for little room. "+
-			"Ask for smaller steps, or give the model a larger window (REIKA_CONTEXT_WINDOW).", ctxwin.ThrashRounds, ctxwin.ThrashLimit)
+		b, _ := m.Budget()
+		msg := "Stopped: shrinking the context made no progress: " + m.Progress.Explain(b)
 		r.a.notice("", LevelWarning, msg)
 		return errors.New(msg)
 	}
 	return nil
+}
+
+// countNew counts the texts new to the next request with the engine's
+// tokenizer, in one call, when the model has one. A failure is logged once
+// and never stops the turn: the estimate prices those texts instead.
+func (a *Agent) countNew(ctx context.Context, m *ctxwin.Manager) {
+	a.mu.Lock()
+	tc, ok := a.model.(TokenCounter)
+	a.mu.Unlock()
+	if !ok {
+		return
+	}
+	texts := m.Uncounted()
+	if len(texts) == 0 {
+		return
+	}
+	counts, err := tc.CountTokens(ctx, texts)
+	switch {
+	case err == nil:
+		m.SetCounts(counts)
+	case errors.Is(err, ErrNoTokenizer), ctx.Err() != nil:
+	default:
+		a.countFailed.Do(func() {
+			a.logf("reika: counting tokens with the engine's tokenizer failed, so new text is estimated instead: %v", err)
+		})
+	}
 }
 
 // noteRound asks the model what it has established, with tool calls
@@ -283,6 +336,9 @@ func (a *Agent) noteRoundIn(ctx context.Context, r *run) string {
 // with the recap size.
 func (r *run) record(ev *ctxwin.Event) {
 	r.sess.log.append(record{Kind: recEvent, Event: ev})
+	if ev.Reason != ctxwin.ReasonNoWindow {
+		r.sess.shrunkAt = ev.Round
+	}
 	if n := countShed(ev); n > 0 {
 		r.emit(Event{Kind: EventShed, Round: ev.Round, Text: shedLine(ev, n)})
 	}

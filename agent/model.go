@@ -35,6 +35,22 @@ type LoadWatcher interface {
 	WatchLoading(f func(loading bool))
 }
 
+// TokenCounter is implemented by a Model whose engine has a tokenizer
+// endpoint (llama.cpp's and vLLM's POST /tokenize). The agent counts the
+// texts new to each request with it, in one call per round, and prices them
+// by the estimate when the Model does not implement it, answers
+// ErrNoTokenizer, or fails.
+type TokenCounter interface {
+	// CountTokens counts each text with the engine's tokenizer, in one
+	// request. It returns ErrNoTokenizer (possibly wrapped) when the engine
+	// has no tokenizer endpoint.
+	CountTokens(ctx context.Context, texts []string) ([]int, error)
+}
+
+// ErrNoTokenizer says the engine has no tokenizer endpoint (hosted
+// endpoints, Ollama, LM Studio).
+var ErrNoTokenizer = errors.New("the engine has no tokenizer endpoint")
+
 // Window sources, as shown in the status item (PROTOCOL.md).
 const (
 	SourceSetting  = "setting"

@@ -40,6 +40,8 @@ type session struct {
 	prevPrompt int
 	// reads counts reads per path in the current turn, for task payloads.
 	taskPaths map[string]bool
+	// shrunkAt is the round of the last shed or fold, for the status.
+	shrunkAt int
 }
 
 // StateDir is the default state directory: $XDG_STATE_HOME/reika.
@@ -245,13 +247,16 @@ func replayRecord(m *ctxwin.Manager, r record) (err error) {
 		}
 		m.Apply(r.Event)
 	case recState:
-		if r.Estimator != nil {
-			m.Est.Ratio, m.Est.Samples = r.Estimator.Ratio, r.Estimator.Samples
+		if e := r.Estimator; e != nil {
+			m.Est.Ratio, m.Est.Samples = e.Ratio, e.Samples
+			m.Est.Overhead, m.Est.Fixed, m.Est.Density = e.Overhead, e.Fixed, e.Density
 		}
 		if r.Reserve != nil {
 			m.Reserve.Largest = r.Reserve.Largest
 		}
-		m.LastFold, m.RapidFolds = r.LastFold, r.Rapid
+		if r.Progress != nil {
+			m.Progress = *r.Progress
+		}
 		if r.Window > 0 {
 			m.Window = r.Window
 		}
@@ -266,6 +271,7 @@ func replayRecord(m *ctxwin.Manager, r record) (err error) {
 func (s *session) logState() error {
 	est := s.m.Est
 	res := s.m.Reserve
-	return s.log.append(record{Kind: recState, Estimator: &est, Reserve: &res, LastFold: s.m.LastFold, Rapid: s.m.RapidFolds,
+	progress := s.m.Progress
+	return s.log.append(record{Kind: recState, Estimator: &est, Reserve: &res, Progress: &progress,
 		Window: s.m.Window, Source: s.info.WindowSource})
 }

@@ -27,16 +27,18 @@ func (a *Agent) publishStatus(sess *session) Status {
 // publishStatusBusy is publishStatus with the busy flag given.
 func (a *Agent) publishStatusBusy(sess *session, busy bool) Status {
 	var (
-		chip  *ctxwin.Chip
-		b     ctxwin.Budget
-		known bool
-		ratio float64
+		chip   *ctxwin.Chip
+		b      ctxwin.Budget
+		known  bool
+		ratio  float64
+		shrunk bool // a shed or fold ran in the last round
 	)
 	if sess != nil {
 		c := sess.m.Chip()
 		chip = &c
 		b, known = sess.m.Budget()
 		ratio = sess.m.Est.LearnedRatio()
+		shrunk = sess.shrunkAt > 0 && sess.shrunkAt == sess.m.H.Rounds()
 	}
 	a.mu.Lock()
 	st := a.status
@@ -57,24 +59,11 @@ func (a *Agent) publishStatusBusy(sess *session, busy bool) Status {
 	if st.WindowSource == "" {
 		st.WindowSource = SourceNone
 	}
-	if chip == nil && a.info != nil && st.Size == 0 {
+	if chip == nil && a.info != nil && a.sess == nil {
 		// Before the first turn: the window, and what the fixed prefix
-		// will take of it (estimated at four characters a token).
-		prefix := BasePrefixChars()
-		if !a.set.Minimal {
-			prefix += ctxwin.RepoMapChars(info.Window)
-			if a.set.RepoMapBudget > 0 {
-				prefix += a.set.RepoMapBudget - ctxwin.RepoMapChars(info.Window)
-			}
-		}
-		size := prefix / 4
+		// will take of it.
 		var c ctxwin.Chip
-		if info.Window > 0 {
-			b = ctxwin.NewBudget(info.Window, ctxwin.Reserve{Pinned: a.set.MinGenTokens}.Tokens(info.Window))
-			c, known = ctxwin.NewChip(size, &b), true
-		} else {
-			c = ctxwin.NewChip(size, nil)
-		}
+		c, b, known = prefixChip(a.set, info.Window)
 		chip = &c
 	}
 	if chip != nil {
@@ -105,10 +94,44 @@ func (a *Agent) publishStatusBusy(sess *session, busy bool) Status {
 	}
 	a.mu.Unlock()
 	if warn && st.Percent != nil {
-		a.notice("warn80", LevelWarning, fmt.Sprintf("Context at %d%% of the shed point (%s): older tool output will be shed soon", *st.Percent, st.Text))
+		// Once per crossing. Right after a shrink that could not bring the
+		// size below 80%, a shed is not what comes next: say what fills
+		// the window instead.
+		next := "older tool output will be shed soon"
+		if shrunk {
+			next = "even after shedding, the newest results fill most of the window"
+		}
+		a.notice("warn80", LevelWarning, fmt.Sprintf("Context at %d%% of the shed point (%s): %s", *st.Percent, st.Text, next))
 	}
 	a.events.Status(st)
 	return st
+}
+
+// prefixChip is the chip before the first turn: what the fixed prefix will
+// take (estimated at four characters a token) of a window of window tokens
+// (0: unknown).
+func prefixChip(set Settings, window int) (c ctxwin.Chip, b ctxwin.Budget, known bool) {
+	prefix := BasePrefixChars()
+	if !set.Minimal {
+		prefix += ctxwin.RepoMapChars(window)
+		if set.RepoMapBudget > 0 {
+			prefix += set.RepoMapBudget - ctxwin.RepoMapChars(window)
+		}
+	}
+	size := prefix / 4
+	if window <= 0 {
+		return ctxwin.NewChip(size, nil), b, false
+	}
+	b = ctxwin.NewBudget(window, ctxwin.Reserve{Pinned: set.MinGenTokens}.Tokens(window))
+	return ctxwin.NewChip(size, &b), b, true
+}
+
+// initialStatus is the status before discovery has answered (PROTOCOL.md):
+// the size of the fixed prefix with no window.
+func initialStatus(set Settings) Status {
+	c, _, _ := prefixChip(set, 0)
+	return Status{Text: c.Text, Size: c.Size, Level: LevelOK, WindowSource: SourceNone,
+		Tooltip: fmt.Sprintf("Context: %d tokens of fixed prefix\nAsking the engine for its context window…", c.Size)}
 }
 
 // tooltip is the budget breakdown behind the chip.

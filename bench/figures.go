@@ -50,6 +50,10 @@ type Figures struct {
 	// Sheds and Folds are reika's shrink events.
 	Sheds int `json:"sheds,omitempty"`
 	Folds int `json:"folds,omitempty"`
+	// ShrinkAt is, for each of reika's shrinks, the engine's count of the
+	// request it replaced as a share of the shed point: how close to the
+	// shed point the shrinks fire.
+	ShrinkAt []float64 `json:"shrinkAt,omitempty"`
 	// Context is, per round, the prompt tokens of its served request; 0
 	// when it was refused.
 	Context  []int    `json:"context"`

@@ -11,6 +11,7 @@ import (
 	"github.com/reika-lsp/reika-lsp/agent/engine"
 	"github.com/reika-lsp/reika-lsp/agent/enginetest"
 	"github.com/reika-lsp/reika-lsp/agent/tools"
+	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
 // workspace is the agent's workspace on disk.
@@ -93,6 +94,7 @@ func runReika(ctx context.Context, src *source, s *Session, window int, dir stri
 	recs := srv.Requests()
 	f := figures("reika", window, s, recs, ann)
 	f.Sheds, f.Folds = ev.sheds, ev.folds
+	f.ShrinkAt = shrinkShares(srv, window, recs)
 	f.Problems = append(f.Problems, problems...)
 	f.Problems = append(f.Problems, checkOutputs(s, ev)...)
 
@@ -111,6 +113,39 @@ func runReika(ctx context.Context, src *source, s *Session, window int, dir stri
 		return nil, fmt.Errorf("reika sent no request")
 	}
 	return run, nil
+}
+
+// shrinkShares is, for each shrink, the size of the request it replaced
+// (ctxwin.Replaced) by the engine's count, as a share of the shed point then
+// in force. A shrink shows as a main request that does not extend the one
+// before it; the shed point follows from the window and the reserve, which
+// rises to the longest reply so far (ctxwin.Reserve).
+func shrinkShares(srv *enginetest.Server, window int, recs []enginetest.Recorded) []float64 {
+	var (
+		out     []float64
+		prev    *enginetest.Recorded
+		largest int
+		toolsOf []string
+	)
+	for i := range recs {
+		r := &recs[i]
+		if r.Path != "/v1/chat/completions" || r.Request.ToolChoice == "none" || r.Status != 200 {
+			continue
+		}
+		if prev != nil && !ctxwin.Diverge(prev.Request.Messages, r.Request.Messages).Append {
+			if toolsOf == nil {
+				toolsOf, _ = toolJSON(r.Body)
+			}
+			reply := ctxwin.Message{Role: ctxwin.RoleAssistant, Content: prev.Reply.Content, Reasoning: prev.Reply.Reasoning,
+				ToolCalls: prev.Reply.ToolCalls}
+			n := srv.PromptTokens(toolsOf, ctxwin.Replaced(prev.Request.Messages, reply, r.Request.Messages))
+			b := ctxwin.NewBudget(window, ctxwin.Reserve{Largest: largest}.Tokens(window))
+			out = append(out, float64(n)/float64(b.ShedPoint))
+		}
+		largest = max(largest, r.CompletionTokens)
+		prev = r
+	}
+	return out
 }
 
 // checkOutputs compares the tool results the agent showed with the

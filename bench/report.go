@@ -35,6 +35,12 @@ type Row struct {
 	MeanContext float64 `json:"meanContext"`
 	// FirstOverflow is the earliest round that overflowed, -1 for none.
 	FirstOverflow int `json:"firstOverflowRound"`
+	// Shrinks counts reika's shrinks over the sessions; ShrinkMin and
+	// ShrinkMedian are the least and the median size of the request a
+	// shrink replaced, by the engine's count, as a share of the shed point.
+	Shrinks      int     `json:"shrinks,omitempty"`
+	ShrinkMin    float64 `json:"shrinkMin,omitempty"`
+	ShrinkMedian float64 `json:"shrinkMedian,omitempty"`
 }
 
 // Results is everything a bench run measured.
@@ -70,6 +76,7 @@ func aggregate(runs []*Figures, windows []int, policies []string) []Row {
 		for _, p := range policies {
 			r := Row{Policy: p, Window: w, FirstOverflow: -1}
 			var prefill, lb, served, ctxSum float64
+			var shares []float64
 			for _, f := range runs {
 				if f.Window != w || f.Policy != p {
 					continue
@@ -87,6 +94,7 @@ func aggregate(runs []*Figures, windows []int, policies []string) []Row {
 				r.CutReplies += float64(f.CutReplies)
 				r.PeakContext = max(r.PeakContext, f.PeakContext)
 				served += float64(f.Served)
+				shares = append(shares, f.ShrinkAt...)
 				ctxSum += f.MeanContext * float64(f.Served)
 				if f.FirstOverflow >= 0 && (r.FirstOverflow < 0 || f.FirstOverflow < r.FirstOverflow) {
 					r.FirstOverflow = f.FirstOverflow
@@ -108,6 +116,10 @@ func aggregate(runs []*Figures, windows []int, policies []string) []Row {
 			r.CutReplies /= n
 			if served > 0 {
 				r.MeanContext = ctxSum / served
+			}
+			if len(shares) > 0 {
+				sort.Float64s(shares)
+				r.Shrinks, r.ShrinkMin, r.ShrinkMedian = len(shares), shares[0], shares[len(shares)/2]
 			}
 			rows = append(rows, r)
 		}
@@ -136,6 +148,12 @@ func writeTable(w io.Writer, res *Results) {
 			kTokens(int(r.MeanContext+0.5)), num(r.SummaryCalls), kTokens(int(r.SummaryTokens+0.5)), num(r.CutReplies))
 	}
 	tw.Flush()
+	for _, r := range res.Rows {
+		if r.Shrinks > 0 {
+			fmt.Fprintf(w, "%s at %s: %d shrinks; the request each replaced was, by the engine's count, at least %.0f%% of the shed point (median %.0f%%)\n",
+				r.Policy, kTokens(r.Window), r.Shrinks, r.ShrinkMin*100, r.ShrinkMedian*100)
+		}
+	}
 }
 
 // writeMarkdown writes the rows as a Markdown table for the README.

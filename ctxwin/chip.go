@@ -40,14 +40,14 @@ func NewChip(size int, b *Budget) Chip {
 }
 
 // FormatTokens prints a token count: whole k from 10000 up, one decimal
-// from 1000 (8.8k), the number below.
+// from 1000 (8.8k), the number below. Halves round up, and a count that
+// rounds to 10.0k prints as 10k, as the VS Code extension's formatter does.
 func FormatTokens(n int) string {
-	switch {
-	case n < 1000:
+	if n < 1000 {
 		return fmt.Sprint(n)
-	case n < 10000:
-		return fmt.Sprintf("%.1fk", float64(n)/1000)
-	default:
-		return fmt.Sprintf("%dk", int(math.Round(float64(n)/1000)))
 	}
+	if tenths := int(math.Floor(float64(n)/100 + 0.5)); n < 10000 && tenths < 100 {
+		return fmt.Sprintf("%d.%dk", tenths/10, tenths%10)
+	}
+	return fmt.Sprintf("%dk", int(math.Floor(float64(n)/1000+0.5)))
 }

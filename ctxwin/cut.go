@@ -2,6 +2,7 @@ package ctxwin
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -21,11 +22,19 @@ const (
 // §3.5): the task-defining payload first, then the newest read, then small
 // results, then the rest split what remains. Each result is cut from its
 // whole Text, so cutting again with more room restores more.
+//
+// A text the engine counted (its tokenizer, or its report of a request
+// that carried the text whole) is priced at that count and cut at its own
+// density; the cut view then costs its share of the count.
 func cutResults(results []*Result, room int, est *Estimator) {
 	need := make([]int, len(results))
+	counted := make([]bool, len(results))
 	total := 0
 	for i, r := range results {
-		need[i] = est.Tokens(len(r.Text), false)
+		need[i], counted[i] = est.wholeTokens(r)
+		if !counted[i] {
+			need[i] = est.Tokens(len(r.Text), false)
+		}
 		total += need[i]
 	}
 	if total <= room {
@@ -83,7 +92,15 @@ func cutResults(results []*Result, room int, est *Estimator) {
 			uncut(r)
 			continue
 		}
-		cutTo(r, est.CharsFor(max(give[i], minCutTokens)))
+		g := max(give[i], minCutTokens)
+		if !counted[i] {
+			cutTo(r, est.CharsFor(g))
+			continue
+		}
+		perToken := float64(len(r.Text)) / float64(max(need[i], 1))
+		cutTo(r, int(float64(g)*perToken))
+		view := int(math.Ceil(float64(len(r.View)) / perToken))
+		est.provisional(r.message(), view+est.overhead())
 	}
 }
 

@@ -23,3 +23,39 @@ func Diverge(prev, next []Message) Divergence {
 	}
 	return Divergence{Append: true, Index: len(prev)}
 }
+
+// Replaced is the request a shrink replaced, rebuilt from the requests
+// around it: prev, the last request sent before the shrink; reply, the
+// model's answer to it; next, the first request after it. A shrink never
+// touches the newest item (the round reply opened, or a turn's prompt), and
+// the notice after that item is the shrink's own, so the request the shrink
+// replaced is prev, the reply, and the newest item of next.
+func Replaced(prev []Message, reply Message, next []Message) []Message {
+	start, end := NewestItem(next)
+	out := append(prev[:len(prev):len(prev)], next[start:end]...)
+	if start < end && next[start].Role == RoleUser {
+		// A turn's prompt: the reply that ended the last turn goes before it.
+		out = append(prev[:len(prev):len(prev)], reply)
+		out = append(out, next[start:end]...)
+	}
+	return out
+}
+
+// NewestItem locates the newest item in a rendered request: msgs[start:end]
+// is the newest round (its reply and results) or the prompt of a new turn;
+// a shed notice after it is left out.
+func NewestItem(msgs []Message) (start, end int) {
+	end = len(msgs)
+	if end > 0 && msgs[end-1].Role == RoleUser && msgs[end-1].Content == ShedNotice {
+		end--
+	}
+	if end > 0 && msgs[end-1].Role == RoleUser {
+		return end - 1, end
+	}
+	for i := end - 1; i >= 0; i-- {
+		if msgs[i].Role == RoleAssistant {
+			return i, end
+		}
+	}
+	return end, end
+}

@@ -70,7 +70,7 @@ func TestCarriedMessages(t *testing.T) {
 	if e.Carried(m) {
 		t.Fatal("an unsent message is carried")
 	}
-	e.mark(m)
+	e.mark(m.hash())
 	if !e.Carried(m) {
 		t.Fatal("a sent message is not carried")
 	}

@@ -46,6 +46,11 @@ type Result struct {
 	Source []byte `json:"-"`
 }
 
+// message is the result's tool message as the model sees it.
+func (r *Result) message() Message {
+	return Message{Role: RoleTool, ToolCallID: r.CallID, Content: r.Shown()}
+}
+
 // Shown is the result as the model sees it.
 func (r *Result) Shown() string {
 	if r.Cut || r.Shed {
@@ -92,7 +97,7 @@ func (it *Item) messages(dst []Message) []Message {
 		}
 		dst = append(dst, a)
 		for _, r := range it.Results {
-			dst = append(dst, Message{Role: RoleTool, ToolCallID: r.CallID, Content: r.Shown()})
+			dst = append(dst, r.message())
 		}
 	}
 	if it.Notice != "" {
@@ -119,21 +124,33 @@ type History struct {
 	// The rendering cache. msgs holds the system message, the recap, the
 	// messages of Items[Folded:frozen] and, from tailStart on (when
 	// tailStart > 0), the last rendering of Items[frozen]. owner maps each
-	// message to its item (-1 system, -2 recap); chars and carried hold its
-	// size and whether a sent request carried it, summed in sumChars and
-	// sumCarried. Slices returned by Messages share msgs, so slots once
-	// returned are never overwritten.
-	msgs       []Message
-	owner      []int
-	chars      []int
-	carried    []bool
-	sumChars   int
-	sumCarried int
-	frozen     int
-	tailStart  int
-	valid      bool
+	// message to its item (-1 system, -2 recap); hashes, chars, carried and
+	// tokens hold its hash, its size, whether a sent request carried it,
+	// and what the engine counted for it (-1: nothing). sumChars sums every
+	// message's size; the messages with a count are summed apart
+	// (sumCounted tokens, sumCountedChars bytes), and of the others
+	// sumCarried sums the carried bytes and uncounted counts them. Slices
+	// returned by Messages share msgs, so slots once returned are never
+	// overwritten.
+	msgs            []Message
+	owner           []int
+	hashes          []uint64
+	chars           []int
+	carried         []bool
+	tokens          []int
+	sumChars        int
+	sumCarried      int
+	sumCounted      int
+	sumCountedChars int
+	uncounted       int
+	frozen          int
+	tailStart       int
+	valid           bool
 	// Every cached message before sentUpTo is carried.
 	sentUpTo int
+	// unsettled lists, in order, the cached messages whose cost the engine
+	// has not settled (count.go): the only ones its next report changes.
+	unsettled []int
 	// sentTools says a request carried the tool definitions.
 	sentTools bool
 	// est decides which messages earlier requests carried.
@@ -218,16 +235,58 @@ func (h *History) add(it *Item) {
 
 // push appends one message of item owner to the cache.
 func (h *History) push(m Message, owner int) {
+	hash := m.hash()
 	n := m.Chars()
-	c := h.est != nil && h.est.Carried(m)
+	c := h.est != nil && h.est.carried(hash)
 	h.msgs = append(h.msgs, m)
 	h.owner = append(h.owner, owner)
+	h.hashes = append(h.hashes, hash)
 	h.chars = append(h.chars, n)
 	h.carried = append(h.carried, c)
+	h.tokens = append(h.tokens, -1)
 	h.sumChars += n
-	if c {
-		h.sumCarried += n
+	h.setTokens(len(h.msgs)-1, h.est.countOf(hash), +1)
+	if !h.est.settled(hash) {
+		h.unsettled = append(h.unsettled, len(h.msgs)-1)
 	}
+}
+
+// setTokens accounts message i with a count of t tokens (-1: none) into
+// the sums (sign +1), or takes it out of them (sign -1).
+func (h *History) setTokens(i, t, sign int) {
+	if sign > 0 {
+		h.tokens[i] = t
+	}
+	switch {
+	case h.tokens[i] >= 0:
+		h.sumCounted += sign * h.tokens[i]
+		h.sumCountedChars += sign * h.chars[i]
+	case h.carried[i]:
+		h.sumCarried += sign * h.chars[i]
+		h.uncounted += sign
+	default:
+		h.uncounted += sign
+	}
+}
+
+// recount takes up what the engine counted since the messages were
+// cached. Only unsettled messages can have changed.
+func (h *History) recount() {
+	if !h.valid {
+		return
+	}
+	still := h.unsettled[:0]
+	for _, i := range h.unsettled {
+		hash := h.hashes[i]
+		if t := h.est.countOf(hash); t != h.tokens[i] {
+			h.setTokens(i, 0, -1)
+			h.setTokens(i, t, +1)
+		}
+		if !h.est.settled(hash) {
+			still = append(still, i)
+		}
+	}
+	h.unsettled = still
 }
 
 // renderTail renders Items[frozen] at the end of the cache, reusing the
@@ -242,16 +301,21 @@ func (h *History) renderTail() {
 		n := h.tailStart
 		for i := n; i < len(h.msgs); i++ {
 			h.sumChars -= h.chars[i]
-			if h.carried[i] {
-				h.sumCarried -= h.chars[i]
-			}
+			h.setTokens(i, 0, -1)
 		}
 		msgs := make([]Message, n, max(2*n, 16))
 		copy(msgs, h.msgs[:n])
 		h.msgs = msgs
 		h.owner = h.owner[:n]
+		h.hashes = h.hashes[:n]
 		h.chars = h.chars[:n]
 		h.carried = h.carried[:n]
+		h.tokens = h.tokens[:n]
+		k := len(h.unsettled)
+		for k > 0 && h.unsettled[k-1] >= n {
+			k--
+		}
+		h.unsettled = h.unsettled[:k]
 		h.sentUpTo = min(h.sentUpTo, n)
 	}
 	h.tailStart = len(h.msgs)
@@ -264,8 +328,8 @@ func (h *History) renderTail() {
 // change other than an append or a change to the newest item calls it.
 func (h *History) invalidate() {
 	h.valid = false
-	h.msgs, h.owner, h.chars, h.carried = nil, nil, nil, nil
-	h.sumChars, h.sumCarried = 0, 0
+	h.msgs, h.owner, h.hashes, h.chars, h.carried, h.tokens, h.unsettled = nil, nil, nil, nil, nil, nil, nil
+	h.sumChars, h.sumCarried, h.sumCounted, h.sumCountedChars, h.uncounted = 0, 0, 0, 0, 0
 	h.tailStart, h.sentUpTo = 0, 0
 }
 
@@ -287,9 +351,12 @@ func (h *History) rebuild() {
 	n := 2*(len(h.Items)-h.Folded) + 2
 	h.msgs = make([]Message, 0, n)
 	h.owner = make([]int, 0, n)
+	h.hashes = make([]uint64, 0, n)
 	h.chars = make([]int, 0, n)
 	h.carried = make([]bool, 0, n)
-	h.sumChars, h.sumCarried = 0, 0
+	h.tokens = make([]int, 0, n)
+	h.unsettled = nil
+	h.sumChars, h.sumCarried, h.sumCounted, h.sumCountedChars, h.uncounted = 0, 0, 0, 0, 0
 	h.push(Message{Role: RoleSystem, Content: h.System}, -1)
 	if h.Recap != nil && h.Folded > 0 {
 		h.push(Message{Role: RoleUser, Content: h.Recap.Text}, -2)
@@ -315,9 +382,10 @@ func (h *History) markSent() {
 	}
 	for i := h.sentUpTo; i < len(h.msgs); i++ {
 		if !h.carried[i] {
-			h.est.mark(h.msgs[i])
+			h.est.mark(h.hashes[i])
+			h.setTokens(i, 0, -1)
 			h.carried[i] = true
-			h.sumCarried += h.chars[i]
+			h.setTokens(i, h.tokens[i], +1)
 		}
 	}
 	h.sentUpTo = len(h.msgs)

@@ -23,13 +23,6 @@ const NotePrompt = "The context window is full: older rounds are about to be fol
 const ShedNotice = "[context] To fit the context window, older tool results were shed to one-line summaries (marked [shed]). " +
 	"Their full content is gone from view; run the tool again if you need one in full."
 
-// Thrash guard: a fold within ThrashRounds rounds of the previous one is a
-// rapid refill; ThrashLimit of them in a row stop the session.
-const (
-	ThrashRounds = 3
-	ThrashLimit  = 3
-)
-
 // Manager holds a conversation's history and decides, request by request,
 // what the model sees. Its exported fields are its state: persist them and
 // a restored Manager makes the same decisions. Not safe for concurrent use.
@@ -47,10 +40,8 @@ type Manager struct {
 	Est             Estimator `json:"estimator"`
 	Reserve         Reserve   `json:"reserve"`
 
-	// LastFold is the round of the last automatic fold; RapidFolds counts
-	// folds in a row that came within ThrashRounds of the one before.
-	LastFold   int `json:"lastFold,omitempty"`
-	RapidFolds int `json:"rapidFolds,omitempty"`
+	// Progress is the thrash guard's view of the shrinks (thrash.go).
+	Progress Progress `json:"progress,omitzero"`
 
 	// Outline gives a shed read its outline. Not persisted: set it again.
 	Outline Outliner `json:"-"`
@@ -61,6 +52,8 @@ type Manager struct {
 	plannedItems, plannedFolded int
 
 	lastSentChars int
+	// toCount is what Uncounted listed, for SetCounts.
+	toCount []toCount
 }
 
 // NewManager starts a conversation.
@@ -95,11 +88,13 @@ func (m *Manager) Size() int {
 	return m.size()
 }
 
-// size prices the cache as it stands.
+// size prices the cache as it stands: the fixed part, what the engine
+// counted, and the estimate of the rest (count.go).
 func (m *Manager) size() int {
 	h := m.H
-	return m.Est.Tokens(h.sumCarried, true) + m.Est.Tokens(h.sumChars-h.sumCarried, false) +
-		m.Est.ToolTokens(h.Tools, h.sentTools)
+	fresh := h.sumChars - h.sumCountedChars - h.sumCarried
+	return m.fixedTokens() + h.sumCounted + m.Est.Tokens(h.sumCarried, true) + m.Est.Tokens(fresh, false) +
+		h.uncounted*m.Est.overhead()
 }
 
 // Plan is what the next request needs before it can be sent.
@@ -205,26 +200,28 @@ func (m *Manager) Shrink(note, reason string) *Event {
 	if ev == nil {
 		return nil
 	}
+	folded := m.H.Folded
 	m.Apply(ev)
-	if ev.Fold != nil {
-		if m.LastFold > 0 && ev.Round-m.LastFold <= ThrashRounds {
-			m.RapidFolds++
-		} else {
-			m.RapidFolds = 0
-		}
-		m.LastFold = ev.Round
-	}
+	m.Progress.judge(m.H, ev, folded, b)
 	return ev
 }
 
-// Thrashing reports that the context refilled to the shed point within
-// ThrashRounds rounds of a fold ThrashLimit times in a row.
-func (m *Manager) Thrashing() bool { return m.RapidFolds >= ThrashLimit }
-
 // StartTurn opens a turn; a new turn clears the thrash guard.
 func (m *Manager) StartTurn(prompt string) *Item {
-	m.RapidFolds = 0
+	m.Progress = Progress{}
 	return m.H.StartTurn(prompt)
+}
+
+// AddRound appends the model's reply as a new round. completionTokens is
+// what the engine counted for it (0 when it reported nothing): the reply
+// then costs that in the next request, with the template's overhead.
+func (m *Manager) AddRound(reply Message, completionTokens int) *Item {
+	if completionTokens > 0 {
+		shown := reply
+		shown.Role = RoleAssistant
+		m.Est.provisional(shown, completionTokens+m.Est.overhead())
+	}
+	return m.H.AddRound(reply)
 }
 
 // CanCompact reports whether a fold on demand would fold anything, and
@@ -260,27 +257,32 @@ func (m *Manager) Compact(note string) *Event {
 	return ev
 }
 
-// Sent records that the current request was sent: its bytes are carried.
+// Sent records that the current request was sent: its bytes are carried,
+// and how it was priced is kept for the engine's report of it.
 func (m *Manager) Sent() {
 	m.H.Messages()
 	m.lastSentChars = m.H.sumChars + ToolChars(m.H.Tools)
+	m.snapshot()
 	m.H.markSent()
 }
 
 // Observe learns from the engine's report of the last sent request:
-// promptTokens (0 when the engine reported none) and the completion size
-// (0 when unknown).
+// promptTokens (0 when the engine reported none) are shared out over the
+// request's messages (count.go) and teach the ratio; the completion size (0
+// when unknown) teaches the reserve. Add the reply with AddRound.
 func (m *Manager) Observe(promptTokens, completionTokens int) {
+	m.attribute(promptTokens)
 	m.Est.Learn(promptTokens, m.lastSentChars)
 	if completionTokens > 0 {
 		m.Reserve.Observe(completionTokens)
 	}
 }
 
-// LearnOverflow learns from an engine's refusal: the request it counted as
-// promptTokens (0 if unstated).
+// LearnOverflow learns from an engine's refusal of the last sent request:
+// the prompt tokens it counted (0 if unstated).
 func (m *Manager) LearnOverflow(promptTokens int) {
-	m.Est.Learn(promptTokens, m.H.sumChars+ToolChars(m.H.Tools))
+	m.attribute(promptTokens)
+	m.Est.Learn(promptTokens, m.lastSentChars)
 }
 
 // MaxTokens is the max_tokens of the next request. Until an engine has
@@ -387,9 +389,12 @@ func (m *Manager) costs() (items []int, fixed int) {
 	h := m.H
 	h.Messages()
 	items = make([]int, len(h.Items))
-	fixed = m.Est.ToolTokens(h.Tools, h.sentTools)
+	fixed = m.fixedTokens()
 	for i, o := range h.owner {
-		c := m.Est.Tokens(h.chars[i], h.carried[i])
+		c := h.tokens[i]
+		if c < 0 {
+			c = m.Est.Tokens(h.chars[i], h.carried[i]) + m.Est.overhead()
+		}
 		switch {
 		case o >= 0:
 			items[o] += c
@@ -548,7 +553,7 @@ func (m *Manager) plan(b Budget, reason, note string) *Event {
 				replaced += costs[i]
 			}
 			if h.Recap != nil && h.Folded > 0 {
-				replaced += m.Est.Tokens(len(h.Recap.Text)+len(RoleUser), true)
+				replaced += m.Est.MessageTokens(Message{Role: RoleUser, Content: h.Recap.Text})
 			}
 			if longest.RecapTokens < replaced {
 				ev.Fold = m.fold(b, upto, note)
@@ -671,11 +676,58 @@ func (m *Manager) cutNewest(b Budget) {
 	h := m.H
 	h.Messages()
 	others := m.size()
-	// Take the results' shown bytes out: they are priced anew by the cut.
+	// Take the results out: they are priced anew by the cut, each with the
+	// template's overhead.
 	for _, r := range last.Results {
-		others -= m.Est.Tokens(len(r.Shown()), false)
+		others -= m.Est.MessageTokens(r.message())
 	}
-	cutResults(last.Results, b.Usable-others, &m.Est)
+	cutResults(last.Results, b.Usable-others-len(last.Results)*m.Est.overhead(), &m.Est)
+}
+
+// Refit makes the next request fit after the engine refused the last one
+// (an overflow; the engine's window and count already learned): it cuts
+// the newest round's results to the room below the usable window, and sheds
+// and folds down to the shed target when the request is over the shed
+// point, without a note. It returns the shrink (nil when none was needed or
+// possible) and whether the request now leaves the reserve free.
+func (m *Manager) Refit() (ev *Event, fits bool) {
+	b, ok := m.Budget()
+	if !ok {
+		return nil, false
+	}
+	if p := m.Prepare(); p.Shrink {
+		ev = m.Shrink("", ReasonOverflow)
+	}
+	return ev, m.Size() <= b.Usable
+}
+
+// Floor is what no shrink can remove from a request: the fixed prefix (the
+// fixed part and the system message) and the task (the current turn's
+// prompt and the results that define it), in tokens.
+func (m *Manager) Floor() (prefix, task int) {
+	h := m.H
+	h.Messages()
+	prefix = m.fixedTokens()
+	for i, o := range h.owner {
+		if o == -1 {
+			prefix += m.Est.MessageTokens(h.msgs[i])
+		}
+	}
+	turn := h.Turns()
+	for _, it := range h.Items {
+		if it.Turn != turn {
+			continue
+		}
+		if !it.IsRound() {
+			task += m.Est.MessageTokens(Message{Role: RoleUser, Content: it.Prompt})
+		}
+		for _, r := range it.Results {
+			if r.Task {
+				task += m.Est.MessageTokens(r.message())
+			}
+		}
+	}
+	return prefix, task
 }
 
 // Describe names message i of the last rendering, for the debug line.

@@ -364,7 +364,9 @@ func TestOverflowShrinks(t *testing.T) {
 	if m.Prepare().Shrink {
 		t.Fatal("setup: already at the shed point")
 	}
-	// The engine says the prompt is far bigger than estimated.
+	// The engine refuses the request: the prompt is far bigger than
+	// estimated.
+	m.Sent()
 	m.LearnOverflow(16500)
 	ev := m.Shrink("", ReasonOverflow)
 	if ev == nil {

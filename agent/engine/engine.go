@@ -125,6 +125,7 @@ type Client struct {
 	noStreaming bool             // guarded by mu: the engine refuses stream with tools
 	onLoading   func(bool)       // guarded by mu: told when the engine loads its model
 	loading     bool             // guarded by mu: the engine said it is loading
+	noTokenize  bool             // guarded by mu: the engine has no /tokenize
 }
 
 var _ agent.Model = (*Client)(nil)

@@ -99,6 +99,14 @@ type Options struct {
 	// CharsPerToken is the tokenizer's prose density; 0 means
 	// DefaultCharsPerToken. Code tokenizes denser.
 	CharsPerToken float64
+	// CodeCharsPerToken, when set, overrides CharsPerToken: the tokenizer is
+	// tuned so that Go source tokenizes at about this many characters per
+	// token (prose then comes out sparser). Tests use it to make the engine
+	// count denser or sparser than a client's estimate.
+	CodeCharsPerToken float64
+	// NoTokenize turns off /tokenize and /apply-template, which the
+	// llama.cpp and vLLM shapes otherwise serve (see tokenize_http.go).
+	NoTokenize bool
 	// PromptMSPerToken is the simulated prefill cost per processed prompt
 	// token, reported in timings.prompt_ms; 0 means DefaultPromptMSPerToken.
 	PromptMSPerToken float64
@@ -260,6 +268,8 @@ type Server struct {
 	cache   promptCache // guarded by mu: the slot and the host-memory prompt cache
 	loaded  bool        // guarded by mu: Ollama / LM Studio model loaded
 	loading bool        // guarded by mu: llama.cpp is loading its model
+
+	tokenizeCalls int // guarded by mu
 }
 
 // New starts a fake engine on a loopback port. Close it when done.
@@ -298,6 +308,9 @@ func newServer(opts Options) *Server {
 	}
 	if opts.Model == "" {
 		opts.Model = DefaultModel
+	}
+	if opts.CodeCharsPerToken > 0 {
+		opts.CharsPerToken = proseForCode(opts.CodeCharsPerToken)
 	}
 	if opts.CharsPerToken <= 0 {
 		opts.CharsPerToken = DefaultCharsPerToken

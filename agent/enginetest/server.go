@@ -32,14 +32,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.chat(w, r)
 	case get && (path == "/v1/models" || path == "/models" && llama):
 		writeJSON(w, 200, mustJSON(s.modelsListing()))
+	case post && path == "/tokenize" && s.hasTokenize():
+		s.tokenize(w, r)
+	case post && path == "/apply-template" && llama && s.hasTokenize():
+		s.applyTemplate(w, r)
 	case get && path == "/props" && llama:
 		writeJSON(w, 200, mustJSON(s.props()))
 	case get && path == "/slots" && llama:
 		writeJSON(w, 200, mustJSON(s.slots()))
 	case get && path == "/metrics" && llama:
 		writeJSON(w, 501, s.errorBody(501, "not_supported_error", "This server does not support metrics endpoint. Start it with `--metrics`", "", nil, nil))
-	case post && path == "/apply-template" && llama:
-		s.applyTemplate(w, r)
 	case get && (path == "/health" || path == "/v1/health") && llama:
 		writeJSON(w, 200, []byte(`{"status":"ok"}`))
 	case get && path == "/health" && shape == ShapeVLLM:
@@ -59,19 +61,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		s.notFound(w)
 	}
-}
-
-// applyTemplate is llama.cpp's POST /apply-template: the prompt the chat
-// template renders for the messages (and tools), generation prompt
-// included.
-func (s *Server) applyTemplate(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(io.LimitReader(r.Body, 256<<20))
-	p, err := parseRequest(body)
-	if err != nil {
-		writeJSON(w, 400, s.errorBody(400, "", err.Error(), "", nil, nil))
-		return
-	}
-	writeJSON(w, 200, mustJSON(obj{"prompt": renderPrompt(p.toolJSON, p.Messages)}))
 }
 
 func (s *Server) ollamaShowHandler(w http.ResponseWriter, r *http.Request) {

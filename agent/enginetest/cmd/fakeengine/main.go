@@ -32,6 +32,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	model := fs.String("model", enginetest.DefaultModel, "the model id the engine lists")
 	script := fs.String("script", "", "JSON script file deciding the replies (default: answer \"ok\")")
 	cpt := fs.Float64("chars-per-token", enginetest.DefaultCharsPerToken, "the fake tokenizer's prose density")
+	code := fs.Float64("code-chars-per-token", 0, "tune the tokenizer so Go source comes out at this density (overrides -chars-per-token)")
+	noTokenize := fs.Bool("no-tokenize", false, "serve no /tokenize or /apply-template")
 	msPerToken := fs.Float64("prompt-ms-per-token", enginetest.DefaultPromptMSPerToken, "simulated prefill cost reported in timings.prompt_ms")
 	apiKey := fs.String("api-key", "", "require this bearer token")
 	errorLine := fs.Bool("stream-error-line", false, "report streamed overflows as pre-Oct-2025 llama.cpp did (an error: SSE line)")
@@ -56,6 +58,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	opts := enginetest.Options{
 		Shape: *shape, Window: *window, Model: *model, CharsPerToken: *cpt,
 		PromptMSPerToken: *msPerToken, APIKey: *apiKey, StreamErrorLine: *errorLine, FlatErrors: *flat,
+		CodeCharsPerToken: *code, NoTokenize: *noTokenize,
 	}
 	if *script != "" {
 		sc, err := enginetest.LoadScript(*script)

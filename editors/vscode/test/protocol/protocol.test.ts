@@ -120,10 +120,14 @@ function lastStatus(session: LspSession): Status | undefined {
 	return session.statuses[session.statuses.length - 1];
 }
 
-/** The status the server sends while the agent is still starting: no
- * session and no size yet, shown as `ctx –`. */
+/** The status the server sends before the engine has answered: while
+ * the agent starts, `ctx –` with no size; then, until discovery finds the
+ * window, the fixed prefix's size with no window (`ctx 2.4k`). */
 function isStartingPlaceholder(st: Status): boolean {
-	return st.text === 'ctx –' && st.size === 0 && st.window === null;
+	if (st.text === 'ctx –') {
+		return st.size === 0 && st.window === null;
+	}
+	return st.window === null && st.windowSource === 'none' && st.size > 0 && st.text === chipText(st);
 }
 
 /** Resolves once the server's last status is not busy. */
@@ -201,8 +205,9 @@ test('ask, status, code action and compact against the fake engine', { timeout: 
 	const { scratch, root } = workspace();
 	const mainGo = path.join(root, 'main.go');
 	fs.writeFileSync(mainGo, 'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println("hi")\n}\n');
-	// A file large enough that two reads cross the shed point of a 16k window.
-	const big = Array.from({ length: 220 }, (_, i) => `line ${i + 1}: the quick brown fox jumps over the lazy dog`).join('\n');
+	// A file large enough that two reads cross the shed point of a 16k window
+	// by the engine's own count (it has a tokenizer).
+	const big = Array.from({ length: 400 }, (_, i) => `line ${i + 1}: the quick brown fox jumps over the lazy dog`).join('\n');
 	fs.writeFileSync(path.join(root, 'big.txt'), `${big}\n`);
 	let session: LspSession | undefined;
 	let engine: FakeEngine | undefined;
@@ -620,7 +625,8 @@ test(
 	{ timeout: 4 * hangGuardMs },
 	async (t) => {
 		const { scratch, root } = workspace();
-		const big = Array.from({ length: 220 }, (_, i) => `line ${i + 1}: the quick brown fox jumps over the lazy dog`).join('\n');
+		// Large enough that the turns leave something to fold.
+		const big = Array.from({ length: 400 }, (_, i) => `line ${i + 1}: the quick brown fox jumps over the lazy dog`).join('\n');
 		fs.writeFileSync(path.join(root, 'big.txt'), `${big}\n`);
 		let session: LspSession | undefined;
 		let engine: FakeEngine | undefined;

@@ -1,0 +1,117 @@
+package ctxwin
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// drive runs rounds against the engine model: next picks each round's read
+// (path and lines) given whether the last request was a shrink's; it
+// returns the shrinks made and whether the guard stopped the turn.
+func drive(t *testing.T, window, rounds int, next func(i int, shrunk bool) (path string, n int)) (shrinks int, stopped bool) {
+	t.Helper()
+	eng := engineModel{fixed: 900, density: 3, overhead: 7}
+	m := session(window)
+	m.StartTurn("task")
+	shrunk := false
+	for i := 0; i < rounds; i++ {
+		eng.tokenize(m)
+		if p := m.Prepare(); p.Shrink {
+			if ev := m.Shrink("", ReasonShedPoint); ev != nil {
+				shrinks++
+				shrunk = true
+			}
+		}
+		if m.Thrashing() {
+			return shrinks, true
+		}
+		msgs := m.H.Messages()
+		m.Sent()
+		m.Observe(eng.prompt(msgs), 20)
+		id := fmt.Sprint(i)
+		path, n := next(i, shrunk)
+		shrunk = false
+		m.AddRound(Message{ToolCalls: []ToolCall{{ID: id, Name: "read", Arguments: fmt.Sprintf(`{"path":%q}`, path)}}}, 20)
+		m.H.AddResult(readResult(id, path, n))
+	}
+	return shrinks, m.Thrashing()
+}
+
+func TestThrashGuardSeesProgress(t *testing.T) {
+	// A survey of new files on a small window shrinks again and again,
+	// every few rounds: that is progress.
+	shrinks, stopped := drive(t, 16000, 60, func(i int, _ bool) (string, int) { return fmt.Sprintf("src/f%d.go", i), 120 })
+	if stopped || shrinks < 6 {
+		t.Errorf("a survey of new files: %d shrinks, stopped %v", shrinks, stopped)
+	}
+	// Re-reading the file that was just needed, once, then going on, is
+	// progress too.
+	shrinks, stopped = drive(t, 16000, 60, func(i int, shrunk bool) (string, int) {
+		if shrunk {
+			return "src/big.go", 300
+		}
+		return fmt.Sprintf("src/f%d.go", i), 120
+	})
+	if stopped || shrinks < 6 {
+		t.Errorf("one re-read after each shrink among new reads: %d shrinks, stopped %v", shrinks, stopped)
+	}
+}
+
+func TestThrashGuardStopsARereadLoop(t *testing.T) {
+	m := session(16000)
+	eng := engineModel{fixed: 900, density: 3, overhead: 7}
+	m.StartTurn("task")
+	shrunk := true
+	for i := 0; i < 40 && !m.Thrashing(); i++ {
+		eng.tokenize(m)
+		if p := m.Prepare(); p.Shrink && m.Shrink("", ReasonShedPoint) != nil {
+			shrunk = true
+		}
+		msgs := m.H.Messages()
+		m.Sent()
+		m.Observe(eng.prompt(msgs), 20)
+		id := fmt.Sprint(i)
+		// The model reads big.go again after every shrink.
+		path, n := fmt.Sprintf("src/f%d.go", i), 60
+		if shrunk {
+			path, n = "src/big.go", 700
+		}
+		shrunk = false
+		m.AddRound(Message{ToolCalls: []ToolCall{{ID: id, Name: "read", Arguments: fmt.Sprintf(`{"path":%q}`, path)}}}, 20)
+		m.H.AddResult(readResult(id, path, n))
+	}
+	if !m.Thrashing() {
+		t.Fatal("a model that re-reads big.go after every shrink was not stopped")
+	}
+	b, _ := m.Budget()
+	why := m.Progress.Explain(b)
+	if !strings.Contains(why, "src/big.go") || !strings.Contains(why, "start_line") || !strings.Contains(why, "larger window") {
+		t.Errorf("the explanation does not name the file and what to do: %s", why)
+	}
+	m.StartTurn("another task")
+	if m.Thrashing() {
+		t.Error("a new turn did not clear the guard")
+	}
+}
+
+func TestFetchOverlaps(t *testing.T) {
+	read := func(path string, a, b int) Fetch { return Fetch{Tool: "read", Path: path, Start: a, End: b} }
+	call := func(tool, args string) Fetch { return Fetch{Tool: tool, Call: normalArgs(args)} }
+	for _, c := range []struct {
+		f, g Fetch
+		want bool
+	}{
+		{read("a.go", 1, 100), read("a.go", 50, 150), true},
+		{read("a.go", 1, 100), read("a.go", 101, 200), false},
+		{read("a.go", 0, 0), read("a.go", 300, 400), true},
+		{read("a.go", 1, 100), read("b.go", 1, 100), false},
+		{call("bash", `{"command":"wc -l x", "timeout_s": 5}`), call("bash", `{"timeout_s":5,"command":"wc -l x"}`), true},
+		{call("grep", `{"pattern":"a"}`), call("grep", `{"pattern":"b"}`), false},
+		{call("grep", `{"pattern":"a"}`), call("glob", `{"pattern":"a"}`), false},
+	} {
+		if got := c.f.overlaps(c.g); got != c.want {
+			t.Errorf("%+v overlaps %+v = %v", c.f, c.g, got)
+		}
+	}
+}
