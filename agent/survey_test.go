@@ -32,6 +32,9 @@ type surveyEngine struct {
 	Engine string // engine.EngineLlamaCpp or engine.EngineVLLM: how to ask for a count
 	// Window is the setting (0: discovered).
 	Window int
+	// Hint, when set, is added to the survey's prompt (a real model wired
+	// to signals needs the first one there).
+	Hint string
 }
 
 // exchange is one chat completion request as the recorder saw it.
@@ -182,6 +185,9 @@ func runSurvey(t *testing.T, eng surveyEngine, root string, files []string) surv
 	// The prompt names no file: a file the prompt names defines the task
 	// and is never shed.
 	prompt := cycleTask + " They are the Go files under src/ other than tests. Read each with the read tool, one per round; grep or count lines when it helps."
+	if eng.Hint != "" {
+		prompt += " " + eng.Hint
+	}
 	out := surveyResult{res: a.Ask(context.Background(), agent.AskParams{Prompt: prompt}), ev: ev}
 	out.ex = rec.exchanges()
 	if out.res.Status != agent.AskDone {

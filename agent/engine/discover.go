@@ -161,6 +161,11 @@ func (c *Client) do(ctx context.Context, method, url string, body []byte) ([]byt
 		return nil, err
 	}
 	req.Header.Set("Accept", "application/json")
+	// Every request made here only reads (probes, /tokenize), so the
+	// transport may send it again on a new connection when the server
+	// closed the one it reused (llama-server closes some after an error);
+	// a nil Idempotency-Key marks it so and is not sent.
+	req.Header["Idempotency-Key"] = nil
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}

@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -139,5 +141,48 @@ func TestPieceLen(t *testing.T) {
 	}
 	if got := shareByBytes(10, []string{"aaaa", "", "a"}); !slices.Equal(got, []int{8, 0, 2}) {
 		t.Errorf("shareByBytes = %v", got)
+	}
+}
+
+// connRequests counts the requests served on one connection.
+type connRequests struct{ n atomic.Int32 }
+
+type connKey struct{}
+
+// TestCountTokensOnAClosedConnection: the server closes a kept-alive
+// connection when the next request arrives on it, without an answer (as
+// llama-server does to some after an error). The count is asked again on a
+// new connection rather than failing.
+func TestCountTokensOnAClosedConnection(t *testing.T) {
+	fake := enginetest.New(enginetest.Options{Shape: enginetest.ShapeLlamaCpp})
+	t.Cleanup(fake.Close)
+	var closed atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/tokenize" && r.Context().Value(connKey{}).(*connRequests).n.Add(1) == 2 {
+			closed.Add(1)
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				conn.Close()
+			}
+			return
+		}
+		fake.ServeHTTP(w, r)
+	}))
+	srv.Config.ConnContext = func(ctx context.Context, _ net.Conn) context.Context {
+		return context.WithValue(ctx, connKey{}, &connRequests{})
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	c, err := New(Config{BaseURL: srv.URL + "/v1", CacheDir: t.TempDir(), ModelsURL: "http://127.0.0.1:1/never", HTTPClient: testHTTP(t, nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if _, err := c.CountTokens(ctx(t), []string{"one text", "and another"}); err != nil {
+			t.Fatalf("count %d: %v", i+1, err)
+		}
+	}
+	if closed.Load() == 0 {
+		t.Error("the server never closed a connection under a request")
 	}
 }
