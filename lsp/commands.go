@@ -47,6 +47,8 @@ func (s *server) executeCommand(ctx context.Context, raw json.RawMessage) (any, 
 		return s.cmdSave(ctx, &p)
 	case CmdNewSession:
 		return s.cmdNewSession(ctx)
+	case CmdTranscript:
+		return s.cmdTranscript(ctx, &p)
 	}
 	return nil, invalidParams("unknown command %q (the server runs %s)", p.Command, strings.Join(Commands, ", "))
 }
