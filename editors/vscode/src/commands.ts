@@ -1,34 +1,15 @@
 // The palette commands. Each sends one of the server's commands with
 // workspace/executeCommand; none registers a server command id.
 
-import * as path from 'node:path';
 import * as vscode from 'vscode';
-import {
-	CancellationTokenSource,
-	LanguageClient,
-	LSPErrorCodes,
-	ProgressToken,
-	ResponseError,
-	WorkDoneProgress,
-} from 'vscode-languageclient/node';
-import { askArgs, askOutcome, selectionLabel, Selection, shorten } from './ask';
+import { CancellationTokenSource, LanguageClient, WorkDoneProgress } from 'vscode-languageclient/node';
 import { Ctx } from './ctx';
 import { ExtensionCommandKey } from './ids';
 import { CommandSignatures, executeCommandParams, executeCommandType, ServerCommand, ServerCommands } from './protocol';
 import { statusMenu } from './tooltip';
+import { isCancelled, newToken } from './turn';
 
 type Factory = (ctx: Ctx) => (...args: unknown[]) => unknown;
-
-let tokenCounter = 0;
-
-function newToken(): ProgressToken {
-	tokenCounter++;
-	return `reika-vscode-${process.pid}-${Date.now()}-${tokenCounter}`;
-}
-
-function isCancelled(e: unknown): boolean {
-	return e instanceof ResponseError && e.code === LSPErrorCodes.RequestCancelled;
-}
 
 function reportError(ctx: Ctx, what: string, e: unknown): void {
 	const msg = e instanceof Error ? e.message : String(e);
@@ -42,7 +23,7 @@ function reportError(ctx: Ctx, what: string, e: unknown): void {
 /**
  * Runs a server command under a cancellable notification progress. The
  * server reports on our work-done token; the cancel button sends
- * $/cancelRequest, which stops the turn. Resolves undefined when cancelled.
+ * $/cancelRequest, which stops it. Resolves undefined when cancelled.
  */
 async function runWithProgress<C extends ServerCommand>(
 	client: LanguageClient,
@@ -83,62 +64,24 @@ async function runWithProgress<C extends ServerCommand>(
 	);
 }
 
-function currentSelection(client: LanguageClient): Selection | undefined {
-	const editor = vscode.window.activeTextEditor;
-	if (editor === undefined || editor.selection.isEmpty) {
-		return undefined;
-	}
-	const range = client.code2ProtocolConverter.asRange(editor.selection);
-	return {
-		uri: client.code2ProtocolConverter.asUri(editor.document.uri),
-		range,
-		label: selectionLabel(path.basename(editor.document.fileName), range),
-	};
-}
-
+/** Reika: Ask. With a prompt (from a keybinding's args or another
+ * extension) it runs the turn; else it opens the chat with the cursor in
+ * its input, the selection attached. */
 const ask: Factory = (ctx) => async (prompt?: unknown) => {
-	const client = await ctx.runningClient();
-	if (client === undefined) {
+	if (typeof prompt === 'string' && prompt.trim() !== '') {
+		ctx.chat.show(false);
+		await ctx.ask(prompt, ctx.currentSelection());
 		return;
 	}
-	const selection = currentSelection(client);
-	let text = typeof prompt === 'string' ? prompt : undefined;
-	if (text === undefined) {
-		text = await vscode.window.showInputBox({
-			title: 'Reika: Ask',
-			prompt: selection !== undefined ? `Attached: ${selection.label}` : 'What should Reika do?',
-			placeHolder: 'e.g. find why the tests in a_test.go fail and fix them',
-			ignoreFocusOut: true,
-		});
-	}
-	if (text === undefined || text.trim() === '') {
-		return;
-	}
-	if (ctx.revealOnAsk()) {
-		await ctx.transcript.show(true);
-	}
-	try {
-		const result = await runWithProgress(
-			client,
-			'Reika',
-			shorten(text),
-			ServerCommands.ask,
-			[askArgs(text, selection)],
-		);
-		const outcome = askOutcome(result ?? { session: '', status: 'cancelled' });
-		if (outcome.kind === 'info') {
-			vscode.window.setStatusBarMessage(outcome.message, 5000);
-		} else if (outcome.kind === 'error') {
-			void vscode.window.showErrorMessage(outcome.message);
-		} else if (!ctx.transcript.isVisible()) {
-			const pick = await vscode.window.showInformationMessage('Reika finished the turn.', 'Show Transcript');
-			if (pick !== undefined) {
-				await ctx.transcript.show(false);
-			}
-		}
-	} catch (e) {
-		reportError(ctx, 'Ask', e);
-	}
+	ctx.currentSelection();
+	ctx.chat.show(true);
+};
+
+/** The editor context menu's and the lightbulb's Ask: the chat with the
+ * selection attached. */
+const askAboutSelection: Factory = (ctx) => async () => {
+	ctx.currentSelection();
+	ctx.chat.show(true);
 };
 
 const compact: Factory = (ctx) => async () => {
@@ -161,19 +104,9 @@ const compact: Factory = (ctx) => async () => {
 };
 
 const cancel: Factory = (ctx) => async () => {
-	const client = await ctx.runningClient();
-	if (client === undefined) {
-		return;
-	}
 	try {
-		const r = await client.sendRequest(
-			executeCommandType(ServerCommands.cancel),
-			executeCommandParams(ServerCommands.cancel, []),
-		);
-		vscode.window.setStatusBarMessage(
-			r.cancelled ? 'Reika: cancelling the turn…' : 'Reika: no turn is running.',
-			5000,
-		);
+		const cancelled = await ctx.cancel();
+		vscode.window.setStatusBarMessage(cancelled ? 'Reika: cancelling the turn…' : 'Reika: no turn is running.', 5000);
 	} catch (e) {
 		reportError(ctx, 'Cancel', e);
 	}
@@ -222,14 +155,15 @@ const newSession: Factory = (ctx) => async () => {
 			executeCommandType(ServerCommands.newSession),
 			executeCommandParams(ServerCommands.newSession, []),
 		);
-		ctx.transcript.addLocal(`New session ${r.session}`);
+		ctx.chat.clear();
+		ctx.chat.addLocal(`New session ${r.session}`);
 		vscode.window.setStatusBarMessage(`Reika: started session ${r.session}`, 5000);
 	} catch (e) {
 		reportError(ctx, 'New Session', e);
 	}
 };
 
-const showTranscript: Factory = (ctx) => () => ctx.transcript.show(false);
+const showTranscript: Factory = (ctx) => () => ctx.chat.show(false);
 
 const restart: Factory = (ctx) => () => ctx.restart();
 
@@ -257,6 +191,7 @@ const statusActions: Factory = (ctx) => async () => {
 /** The command table: every id in ExtensionCommands has its handler. */
 export const commandTable: Record<ExtensionCommandKey, Factory> = {
 	ask,
+	askAboutSelection,
 	compact,
 	cancel,
 	save,
