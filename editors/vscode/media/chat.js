@@ -14,6 +14,9 @@
 	const attachment = $('attachment');
 	const attachmentLabel = $('attachment-label');
 	const progress = $('progress');
+	const approval = $('approval');
+	const approvalMessage = $('approval-message');
+	const approvalActions = $('approval-actions');
 	const ctxBar = $('context');
 	const ctxFill = $('context-fill');
 	const ctxShed = $('context-shed');
@@ -26,14 +29,14 @@
 	const saved = vscode.getState() || {};
 	input.value = typeof saved.draft === 'string' ? saved.draft : '';
 
+	const scroller = /** @type {HTMLElement} */ (document.querySelector('main'));
+
 	function atEnd() {
-		const el = document.scrollingElement || document.documentElement;
-		return el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+		return scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 40;
 	}
 
 	function scrollToEnd() {
-		const el = document.scrollingElement || document.documentElement;
-		el.scrollTop = el.scrollHeight;
+		scroller.scrollTop = scroller.scrollHeight;
 	}
 
 	/** Puts a block's HTML in place, keeping the open details and the
@@ -148,9 +151,34 @@
 		attachmentLabel.textContent = attachLabel;
 	}
 
+	/** Shows the approval waiting for the user, with a button per action
+	 * (the first one primary); null hides it. */
+	function setApproval(a) {
+		approvalActions.textContent = '';
+		approval.hidden = !a;
+		if (!a) {
+			return;
+		}
+		approvalMessage.textContent = a.message;
+		a.actions.forEach((title, i) => {
+			const b = document.createElement('button');
+			b.type = 'button';
+			b.textContent = title;
+			if (i > 0) {
+				b.className = 'secondary';
+			}
+			b.addEventListener('click', () => vscode.postMessage({ type: 'approve', title }));
+			approvalActions.appendChild(b);
+		});
+		if (atEnd()) {
+			scrollToEnd();
+		}
+	}
+
+	/** Sends the input; while a turn runs, Enter keeps the text (the Stop
+	 * button stops the turn). */
 	function submit() {
 		if (running) {
-			vscode.postMessage({ type: 'cancel' });
 			return;
 		}
 		const text = input.value.trim();
@@ -178,7 +206,13 @@
 		vscode.setState({ draft: input.value });
 		autosize();
 	});
-	send.addEventListener('click', submit);
+	send.addEventListener('click', () => {
+		if (running) {
+			vscode.postMessage({ type: 'cancel' });
+		} else {
+			submit();
+		}
+	});
 	$('detach').addEventListener('click', () => {
 		attachOn = false;
 		attachment.hidden = true;
@@ -218,6 +252,9 @@
 				break;
 			case 'attachment':
 				setAttachment(m.label);
+				break;
+			case 'approval':
+				setApproval(m.approval);
 				break;
 			case 'focus':
 				input.focus();

@@ -1,21 +1,29 @@
 // Approvals in VS Code: an edit or a write opens the diff editor on the
 // current and the proposed text, a long or multi-line command opens in a
 // read-only editor, and the decision (Allow / Allow for this session /
-// Deny) is a notification, never modal, so a stray Enter allows nothing.
-// The views close when the user has chosen.
+// Deny) is offered in the chat and on the editor's title bar, and by a
+// notification when the chat is not in view — never modal, so a stray Enter
+// allows nothing. (A notification hides itself after a while; the chat
+// keeps the question until it is answered.) The editors open beside the
+// chat, and close when the user has chosen.
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { MessageActionItem, MessageType, ShowMessageRequestParams } from 'vscode-languageclient/node';
+import { CancellationToken, MessageActionItem, MessageType, ShowMessageRequestParams } from 'vscode-languageclient/node';
 import { commandFitsMessage, lineCount, parseApproval, ParsedApproval, proposedText } from './approval';
 import { ApprovalScheme } from './ids';
 import { TranscriptEvent } from './protocol';
+
+/** What the chat shows of a waiting approval; undefined once answered. */
+export type ApprovalShown = { message: string; actions: string[] } | undefined;
 
 export class ApprovalView implements vscode.TextDocumentContentProvider {
 	/** The text of each document shown for a waiting approval, by URI. */
 	private readonly docs = new Map<string, string>();
 	private counter = 0;
+	/** The approval waiting for the user (the agent asks one at a time). */
+	private pending: { actions: MessageActionItem[]; settle: (pick: MessageActionItem | undefined) => void } | undefined;
 
 	constructor(
 		/** The newest tool call of the transcript. */
@@ -23,6 +31,12 @@ export class ApprovalView implements vscode.TextDocumentContentProvider {
 		/** The workspace folder the server's paths are relative to. */
 		private readonly root: () => string | undefined,
 		private readonly log: (line: string) => void,
+		/** Shows a waiting approval elsewhere (the chat, the title bar's
+		 * buttons), or that none waits. */
+		private readonly shown: (a: ApprovalShown) => void,
+		/** Where the chat is: its column, and whether it is in view (then it
+		 * asks, and no notification is needed). */
+		private readonly chat: { column(): vscode.ViewColumn | undefined; visible(): boolean },
 	) {}
 
 	provideTextDocumentContent(uri: vscode.Uri): string {
@@ -30,8 +44,10 @@ export class ApprovalView implements vscode.TextDocumentContentProvider {
 	}
 
 	/** Asks the user, showing what is to be approved; resolves with the
-	 * action chosen, undefined when the notification was dismissed. */
-	async ask(params: ShowMessageRequestParams): Promise<MessageActionItem | undefined> {
+	 * action chosen — in the notification, the chat or the editor's title
+	 * bar, whichever comes first — or undefined when the notification was
+	 * dismissed or the server withdrew the request. */
+	async ask(params: ShowMessageRequestParams, token: CancellationToken): Promise<MessageActionItem | undefined> {
 		const a = parseApproval(params.message);
 		const shown: vscode.Uri[] = [];
 		let message = oneLine(params.message);
@@ -46,11 +62,38 @@ export class ApprovalView implements vscode.TextDocumentContentProvider {
 		} catch (e) {
 			this.log(`approval: could not show ${a.summary}: ${e instanceof Error ? e.message : String(e)}`);
 		}
+		const actions = params.actions ?? [];
 		try {
-			return await notify(params.type, message, params.actions ?? []);
+			return await new Promise<MessageActionItem | undefined>((resolve) => {
+				const settle = (pick: MessageActionItem | undefined): void => {
+					if (this.pending?.settle === settle) {
+						this.pending = undefined;
+					}
+					resolve(pick);
+				};
+				this.pending = { actions, settle };
+				this.shown({ message, actions: actions.map((x) => x.title) });
+				if (!this.chat.visible()) {
+					void notify(params.type, message, actions).then(settle);
+				}
+				token.onCancellationRequested(() => settle(undefined));
+			});
 		} finally {
+			this.shown(undefined);
 			await this.close(shown);
 		}
+	}
+
+	/** Answers the waiting approval with the action of that title (from the
+	 * chat or the editor title bar); false when none waits or none has it. */
+	answer(title: string): boolean {
+		const p = this.pending;
+		const action = p?.actions.find((x) => x.title === title);
+		if (p === undefined || action === undefined) {
+			return false;
+		}
+		p.settle(action);
+		return true;
 	}
 
 	/** Opens the diff of an edit or a write: the current text against the
@@ -68,7 +111,7 @@ export class ApprovalView implements vscode.TextDocumentContentProvider {
 				const right = this.doc(`proposed/${rel}`, proposal.text);
 				shown.push(left, right);
 				const title = `${path.basename(rel)}: ${current === undefined ? 'new file' : 'current'} ↔ proposed by Reika`;
-				await vscode.commands.executeCommand('vscode.diff', left, right, title, { preview: true, preserveFocus: true });
+				await vscode.commands.executeCommand('vscode.diff', left, right, title, this.showOptions());
 				return true;
 			}
 			this.log(`approval: ${a.summary}: cannot show the proposed text (${proposal.reason}); showing the server's diff`);
@@ -78,7 +121,7 @@ export class ApprovalView implements vscode.TextDocumentContentProvider {
 		}
 		const diff = this.doc(`diff/${a.path ?? 'change'}.diff`, a.detail);
 		shown.push(diff);
-		await vscode.window.showTextDocument(diff, { preview: true, preserveFocus: true });
+		await vscode.window.showTextDocument(diff, this.showOptions());
 		return true;
 	}
 
@@ -96,9 +139,19 @@ export class ApprovalView implements vscode.TextDocumentContentProvider {
 		}
 		const uri = this.doc('command/command.sh', command.endsWith('\n') ? command : `${command}\n`);
 		shown.push(uri);
-		await vscode.window.showTextDocument(uri, { preview: true, preserveFocus: true });
+		await vscode.window.showTextDocument(uri, this.showOptions());
 		const n = lineCount(command);
 		return `Reika wants to run the ${n === 1 ? 'long command' : `${n}-line command`} shown in the editor.`;
+	}
+
+	/** Approval editors open beside the chat, never over it: in the first
+	 * group, or the second when the chat is in the first. They are no
+	 * preview, so they do not replace the user's preview tab (they close
+	 * once answered). */
+	private showOptions(): vscode.TextDocumentShowOptions {
+		const chat = this.chat.column();
+		const viewColumn = chat === undefined ? vscode.ViewColumn.Active : chat === vscode.ViewColumn.One ? vscode.ViewColumn.Two : vscode.ViewColumn.One;
+		return { preview: false, preserveFocus: true, viewColumn };
 	}
 
 	private doc(name: string, text: string): vscode.Uri {

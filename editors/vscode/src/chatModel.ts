@@ -262,6 +262,9 @@ function oneLine(s: string, max: number): string {
 export function resultPreview(text: string): { preview: string; whole: boolean; lines: number } {
 	const lines = text.split('\n');
 	const n = text.endsWith('\n') ? lines.length - 1 : lines.length;
+	if (n <= resultPreviewLines + 2 && text.length <= resultPreviewChars) {
+		return { preview: text, whole: true, lines: n }; // hiding a line or two saves nothing
+	}
 	let preview = lines.slice(0, resultPreviewLines).join('\n');
 	if (preview.length > resultPreviewChars) {
 		preview = preview.slice(0, resultPreviewChars);

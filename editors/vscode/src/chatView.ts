@@ -5,6 +5,7 @@
 
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
+import type { ApprovalShown } from './approvalView';
 import { ChatBlock, Conversation } from './chatModel';
 import { ChatViewType } from './ids';
 import { Status, TranscriptEvent } from './protocol';
@@ -19,6 +20,8 @@ export interface ChatHandlers {
 	command(id: string): void;
 	/** The view (re)loaded and shows what it is sent next. */
 	ready(): void;
+	/** The user answered the waiting approval with this action. */
+	approve(title: string): void;
 }
 
 /** How long changes are gathered before they are sent to the view. */
@@ -30,6 +33,7 @@ type ToView =
 	| { type: 'status'; status: Status | null; problem?: string }
 	| { type: 'turn'; running: boolean; progress?: string }
 	| { type: 'attachment'; label: string | null }
+	| { type: 'approval'; approval: ApprovalShown | null }
 	| { type: 'focus' };
 
 export class ChatView implements vscode.WebviewPanelSerializer, vscode.Disposable {
@@ -39,12 +43,18 @@ export class ChatView implements vscode.WebviewPanelSerializer, vscode.Disposabl
 	private status: { status: Status | null; problem?: string } = { status: null };
 	private turn: { running: boolean; progress?: string } = { running: false };
 	private attachment: string | null = null;
+	private approval: ApprovalShown | null = null;
 	private readonly subscriptions: vscode.Disposable[] = [];
 
 	constructor(
 		private readonly extensionUri: vscode.Uri,
 		private readonly handlers: ChatHandlers,
 	) {}
+
+	/** The column the panel is in; undefined when it is not open. */
+	column(): vscode.ViewColumn | undefined {
+		return this.panel?.viewColumn;
+	}
 
 	/** Whether the panel is open and visible. */
 	isVisible(): boolean {
@@ -113,6 +123,13 @@ export class ChatView implements vscode.WebviewPanelSerializer, vscode.Disposabl
 		this.post({ type: 'turn', ...this.turn });
 	}
 
+	/** Shows the approval waiting for the user, with its actions, above the
+	 * input; undefined clears it. */
+	setApproval(a: ApprovalShown): void {
+		this.approval = a ?? null;
+		this.post({ type: 'approval', approval: this.approval });
+	}
+
 	setAttachment(label: string | undefined): void {
 		this.attachment = label ?? null;
 		this.post({ type: 'attachment', label: this.attachment });
@@ -153,7 +170,7 @@ export class ChatView implements vscode.WebviewPanelSerializer, vscode.Disposabl
 		if (raw === null || typeof raw !== 'object') {
 			return;
 		}
-		const m = raw as { type?: unknown; text?: unknown; attach?: unknown; id?: unknown };
+		const m = raw as { type?: unknown; text?: unknown; attach?: unknown; id?: unknown; title?: unknown };
 		switch (m.type) {
 			case 'ready':
 				this.conversation.takeChanged();
@@ -161,6 +178,7 @@ export class ChatView implements vscode.WebviewPanelSerializer, vscode.Disposabl
 				this.post({ type: 'status', ...this.status });
 				this.post({ type: 'turn', ...this.turn });
 				this.post({ type: 'attachment', label: this.attachment });
+				this.post({ type: 'approval', approval: this.approval });
 				this.handlers.ready();
 				break;
 			case 'ask':
@@ -170,6 +188,11 @@ export class ChatView implements vscode.WebviewPanelSerializer, vscode.Disposabl
 				break;
 			case 'cancel':
 				this.handlers.cancel();
+				break;
+			case 'approve':
+				if (typeof m.title === 'string') {
+					this.handlers.approve(m.title);
+				}
 				break;
 			case 'command':
 				if (typeof m.id === 'string') {
@@ -192,7 +215,17 @@ export class ChatView implements vscode.WebviewPanelSerializer, vscode.Disposabl
 		}, flushDelayMs);
 	}
 
+	/** Sends a message to the view. Blocks still waiting to be sent go
+	 * first, so the view never shows a turn ended before its last words. */
 	private post(m: ToView): void {
+		if (m.type !== 'upsert' && m.type !== 'reset' && this.timer !== undefined) {
+			clearTimeout(this.timer);
+			this.timer = undefined;
+			const blocks = this.conversation.takeChanged();
+			if (blocks.length > 0) {
+				void this.panel?.webview.postMessage({ type: 'upsert', blocks });
+			}
+		}
 		void this.panel?.webview.postMessage(m);
 	}
 
@@ -228,6 +261,7 @@ export class ChatView implements vscode.WebviewPanelSerializer, vscode.Disposabl
 	<div id="log" role="log" aria-live="polite"></div>
 </main>
 <footer>
+	<div id="approval" class="approval" role="alertdialog" aria-labelledby="approval-message" hidden><div id="approval-message"></div><div id="approval-actions" class="approval-actions"></div></div>
 	<div id="progress" hidden></div>
 	<div id="attachment" class="attachment-chip" hidden><span id="attachment-label"></span><button id="detach" type="button" title="Do not attach the selection">×</button></div>
 	<div class="composer">

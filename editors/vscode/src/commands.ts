@@ -2,12 +2,11 @@
 // workspace/executeCommand; none registers a server command id.
 
 import * as vscode from 'vscode';
-import { CancellationTokenSource, LanguageClient, WorkDoneProgress } from 'vscode-languageclient/node';
 import { Ctx } from './ctx';
 import { ExtensionCommandKey } from './ids';
-import { CommandSignatures, executeCommandParams, executeCommandType, ServerCommand, ServerCommands } from './protocol';
+import { ApprovalActions, executeCommandParams, executeCommandType, ServerCommands } from './protocol';
 import { statusMenu } from './tooltip';
-import { isCancelled, newToken } from './turn';
+import { runCompact } from './turn';
 
 type Factory = (ctx: Ctx) => (...args: unknown[]) => unknown;
 
@@ -18,50 +17,6 @@ function reportError(ctx: Ctx, what: string, e: unknown): void {
 			ctx.showLog();
 		}
 	});
-}
-
-/**
- * Runs a server command under a cancellable notification progress. The
- * server reports on our work-done token; the cancel button sends
- * $/cancelRequest, which stops it. Resolves undefined when cancelled.
- */
-async function runWithProgress<C extends ServerCommand>(
-	client: LanguageClient,
-	title: string,
-	first: string,
-	command: C,
-	args: CommandSignatures[C]['args'],
-): Promise<CommandSignatures[C]['result'] | undefined> {
-	return vscode.window.withProgress(
-		{ location: vscode.ProgressLocation.Notification, title, cancellable: true },
-		async (progress, cancel) => {
-			progress.report({ message: first });
-			const token = newToken();
-			const sub = client.onProgress(WorkDoneProgress.type, token, (v) => {
-				if (v.kind !== 'end' && v.message !== undefined && v.message !== '') {
-					progress.report({ message: v.message });
-				}
-			});
-			const source = new CancellationTokenSource();
-			const onCancel = cancel.onCancellationRequested(() => source.cancel());
-			try {
-				return await client.sendRequest(
-					executeCommandType(command),
-					executeCommandParams(command, args, token),
-					source.token,
-				);
-			} catch (e) {
-				if (isCancelled(e) || source.token.isCancellationRequested) {
-					return undefined;
-				}
-				throw e;
-			} finally {
-				onCancel.dispose();
-				source.dispose();
-				sub.dispose();
-			}
-		},
-	);
 }
 
 /** Reika: Ask. With a prompt (from a keybinding's args or another
@@ -84,13 +39,15 @@ const askAboutSelection: Factory = (ctx) => async () => {
 	ctx.chat.show(true);
 };
 
+/** Compact context: the note round and a fold, shown in the chat as a turn
+ * is (its progress, and Stop to cancel it). */
 const compact: Factory = (ctx) => async () => {
 	const client = await ctx.runningClient();
 	if (client === undefined) {
 		return;
 	}
 	try {
-		const r = await runWithProgress(client, 'Reika', 'compacting context…', ServerCommands.compact, []);
+		const r = await runCompact(ctx, client);
 		if (r === undefined) {
 			vscode.window.setStatusBarMessage('Reika: compact cancelled.', 5000);
 			return;
@@ -188,6 +145,17 @@ const statusActions: Factory = (ctx) => async () => {
 	await run[pick.id]();
 };
 
+/** The title bar buttons of an approval's editor (and the palette while
+ * one waits): answer it with that action. */
+const answer =
+	(title: string): Factory =>
+	(ctx) =>
+	() => {
+		if (!ctx.approvals.answer(title)) {
+			vscode.window.setStatusBarMessage('Reika: no approval is waiting.', 5000);
+		}
+	};
+
 /** The command table: every id in ExtensionCommands has its handler. */
 export const commandTable: Record<ExtensionCommandKey, Factory> = {
 	ask,
@@ -200,4 +168,7 @@ export const commandTable: Record<ExtensionCommandKey, Factory> = {
 	statusActions,
 	restart,
 	showLog,
+	approvalAllow: answer(ApprovalActions.allow),
+	approvalAllowSession: answer(ApprovalActions.allowSession),
+	approvalDeny: answer(ApprovalActions.deny),
 };

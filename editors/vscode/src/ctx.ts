@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import {
 	CancellationToken,
 	CancellationTokenSource,
+	CodeActionRequest,
 	DidChangeConfigurationNotification,
 	LanguageClient,
 	LanguageClientOptions,
@@ -25,9 +26,10 @@ import { ApprovalView } from './approvalView';
 import { ChatView } from './chatView';
 import { parseStatus } from './chip';
 import { SaveAfterEdit, SaveAfterEditHost } from './editSave';
-import { ClientId, ClientName, ExtensionCommands } from './ids';
+import { ApprovalWaitingContext, ClientId, ClientName, ExtensionCommands } from './ids';
 import { Toasts } from './messages';
 import {
+	CompactCodeAction,
 	executeCommandParams,
 	executeCommandType,
 	ServerCommands,
@@ -91,12 +93,18 @@ export class Ctx implements vscode.Disposable {
 			ask: (text, attach) => void this.ask(text, attach ? this.selection : undefined),
 			cancel: () => void this.cancel(),
 			command: (id) => void this.chatCommand(id),
+			approve: (title) => this.approvals.answer(title),
 			ready: () => this.chat.setAttachment(this.selection?.label),
 		});
 		this.approvals = new ApprovalView(
 			() => this.chat.conversation.latestToolCall,
 			() => this.workspaceFolderPath(),
 			(m) => this.log.appendLine(m),
+			(a) => {
+				this.chat.setApproval(a);
+				void vscode.commands.executeCommand('setContext', ApprovalWaitingContext, a !== undefined);
+			},
+			{ column: () => this.chat.column(), visible: () => this.chat.isVisible() },
 		);
 		const forget = (d: vscode.TextDocument): void => this.saveAfterEdit.forget(d.uri.toString());
 		this.subscriptions.push(
@@ -465,20 +473,16 @@ export class Ctx implements vscode.Disposable {
 			// not all of them as errors (the languageclient's default).
 			stdioOptions: { stdout: pipeLog, stderr: pipeLog },
 			middleware: {
+				// Compact context from the Source Action menu runs through our
+				// command, for the same cancellable progress as the palette's.
 				provideCodeActions: async (document, range, context, token, next) => {
-					const actions = (await next(document, range, context, token)) ?? [];
-					let compactOffered = false;
-					const out = actions.map((a) => {
-						// Compact context from the Source Action menu runs through
-						// our command, for the same cancellable progress as the
-						// palette's.
+					const actions = await next(document, range, context, token);
+					return actions?.map((a) => {
 						if (a instanceof vscode.CodeAction && a.command?.command === ServerCommands.compact) {
-							compactOffered = true;
 							a.command = { title: a.command.title, command: ExtensionCommands.compact };
 						}
 						return a;
 					});
-					return [...out, ...this.quickActions(range, context, compactOffered)];
 				},
 				workspace: {
 					// The agent's edits of open files: saved when they had
@@ -536,12 +540,13 @@ export class Ctx implements vscode.Disposable {
 					void vscode.window.showInformationMessage(p.message);
 			}
 		});
-		// Approvals: the diff or the command in an editor, the decision as a
-		// notification (never modal), counted on the status item meanwhile.
-		client.onRequest(ShowMessageRequest.type, async (params) => {
+		// Approvals: the diff or the command in an editor, the decision in a
+		// notification, the chat and the editor title bar (never modal),
+		// counted on the status item meanwhile.
+		client.onRequest(ShowMessageRequest.type, async (params, token) => {
 			this.status.approval(1);
 			try {
-				return (await this.approvals.ask(params)) ?? null;
+				return (await this.approvals.ask(params, token)) ?? null;
 			} finally {
 				this.status.approval(-1);
 			}
@@ -565,16 +570,19 @@ export class Ctx implements vscode.Disposable {
 		return client;
 	}
 
-	/** The extension's lightbulb and Ctrl+. actions (quickActions.ts). */
-	private quickActions(
-		range: vscode.Range,
+	/** The extension's lightbulb and Ctrl+. actions (quickActions.ts). VS
+	 * Code never asks the languageclient's provider for them: it offers
+	 * source actions only, which Ctrl+. leaves out. */
+	async provideQuickActions(
+		document: vscode.TextDocument,
+		range: vscode.Range | vscode.Selection,
 		context: vscode.CodeActionContext,
-		compactOffered: boolean,
-	): vscode.CodeAction[] {
+	): Promise<vscode.CodeAction[]> {
+		const invoked = context.triggerKind === vscode.CodeActionTriggerKind.Invoke;
 		const picked = quickActions({
 			hasSelection: !range.isEmpty,
-			invoked: context.triggerKind === vscode.CodeActionTriggerKind.Invoke,
-			compactOffered,
+			invoked,
+			compactOffered: invoked && (await this.serverOffersCompact(document, range)),
 			...(context.only !== undefined ? { only: [context.only.value] } : {}),
 		});
 		return picked.map((which) => {
@@ -587,6 +595,25 @@ export class Ctx implements vscode.Disposable {
 			a.command = { title: a.title, command: ExtensionCommands.compact };
 			return a;
 		});
+	}
+
+	/** Whether the server offers Compact context (its session has a turn). */
+	private async serverOffersCompact(document: vscode.TextDocument, range: vscode.Range): Promise<boolean> {
+		const client = this.client;
+		if (client === undefined || !client.isRunning()) {
+			return false;
+		}
+		try {
+			const actions = await client.sendRequest(CodeActionRequest.type, {
+				textDocument: { uri: client.code2ProtocolConverter.asUri(document.uri) },
+				range: client.code2ProtocolConverter.asRange(range),
+				context: { diagnostics: [], only: [CompactCodeAction.kind] },
+			});
+			return (actions ?? []).some((a) => a.title === CompactCodeAction.title);
+		} catch (e) {
+			this.log.appendLine(`textDocument/codeAction: ${e instanceof Error ? e.message : String(e)}`);
+			return false;
+		}
 	}
 }
 

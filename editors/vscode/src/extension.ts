@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import { commandTable } from './commands';
 import { Ctx } from './ctx';
 import { ApprovalScheme, ChatViewType, ExtensionCommandKey, ExtensionCommands } from './ids';
+import { QuickActionKinds } from './quickActions';
 
 let ctx: Ctx | undefined;
 
@@ -15,6 +16,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 		c,
 		vscode.window.registerWebviewPanelSerializer(ChatViewType, c.chat),
 		vscode.workspace.registerTextDocumentContentProvider(ApprovalScheme, c.approvals),
+		vscode.languages.registerCodeActionsProvider(
+			[{ scheme: 'file' }, { scheme: 'untitled' }],
+			{ provideCodeActions: (doc, range, context) => c.provideQuickActions(doc, range, context) },
+			{ providedCodeActionKinds: Object.values(QuickActionKinds).map((k) => vscode.CodeActionKind.Empty.append(k)) },
+		),
 		vscode.workspace.onDidChangeConfiguration((e) => c.onConfigurationChange(e)),
 	);
 	for (const key of Object.keys(commandTable) as ExtensionCommandKey[]) {

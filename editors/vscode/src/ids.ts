@@ -13,6 +13,9 @@ export const ExtensionCommands = {
 	statusActions: 'reika.statusActions',
 	restart: 'reika.restartServer',
 	showLog: 'reika.showServerLog',
+	approvalAllow: 'reika.approvalAllow',
+	approvalAllowSession: 'reika.approvalAllowSession',
+	approvalDeny: 'reika.approvalDeny',
 } as const;
 
 export type ExtensionCommandKey = keyof typeof ExtensionCommands;
@@ -21,6 +24,8 @@ export type ExtensionCommandKey = keyof typeof ExtensionCommands;
 export const StatusItemId = 'reika.statusItem';
 /** The chat panel's view type (its serializer restores it after a reload). */
 export const ChatViewType = 'reika.chat';
+/** The context key that is true while an approval waits for the user. */
+export const ApprovalWaitingContext = 'reika.approvalWaiting';
 /** The scheme of the read-only documents an approval shows. */
 export const ApprovalScheme = 'reika-approval';
 export const ClientId = 'reika';

@@ -1,9 +1,11 @@
 // The Reika actions of the lightbulb and Ctrl+. (Quick Fix…). The server
-// offers Compact context as a source action (source.compactContext), and
-// VS Code lists source actions only under Source Action…, so Ctrl+. found
-// nothing. The extension adds its own: Ask Reika about the selection (what
-// Copilot's lightbulb offers), and Compact context again under a kind of
-// its own. No 'vscode' import: unit-tested in plain node.
+// offers Compact context as a source action (source.compactContext); VS
+// Code lists source actions only under Source Action…, and for Ctrl+. does
+// not even ask a provider that offers nothing else, so Ctrl+. found
+// nothing. The extension adds a provider of its own: Ask Reika about the
+// selection (what Copilot's lightbulb offers), and Compact context again
+// under a kind of its own when the server offers it. No 'vscode' import:
+// unit-tested in plain node.
 
 /** The kinds of the extension's actions: outside quickfix, refactor and
  * source, so VS Code lists them under More Actions in Ctrl+. and never in

@@ -1,12 +1,12 @@
-// A turn: reika.ask on a progress token of ours, with the chat showing the
-// server's round reports and a Stop button that cancels the request
-// ($/cancelRequest, which stops the turn).
+// A turn (reika.ask) or a compaction (reika.compact) on a progress token of
+// ours, with the chat showing the server's reports and a Stop button that
+// cancels the request ($/cancelRequest, which stops it).
 
 import * as vscode from 'vscode';
 import { CancellationTokenSource, LanguageClient, LSPErrorCodes, ProgressToken, ResponseError, WorkDoneProgress } from 'vscode-languageclient/node';
 import { askArgs, askOutcome, Selection, shorten } from './ask';
 import type { Ctx } from './ctx';
-import { executeCommandParams, executeCommandType, ServerCommands } from './protocol';
+import { CompactResult, executeCommandParams, executeCommandType, ServerCommands } from './protocol';
 
 let tokenCounter = 0;
 
@@ -70,5 +70,39 @@ export async function runTurn(ctx: Ctx, client: LanguageClient, prompt: string, 
 		if (pick !== undefined) {
 			ctx.chat.show(false);
 		}
+	}
+}
+
+/** Runs reika.compact as the window's turn; undefined when cancelled or a
+ * turn runs. */
+export async function runCompact(ctx: Ctx, client: LanguageClient): Promise<CompactResult | undefined> {
+	const source = new CancellationTokenSource();
+	if (!ctx.beginTurn(source)) {
+		source.dispose();
+		void vscode.window.showInformationMessage('Reika: a turn is running. Compact context when it has ended.');
+		return undefined;
+	}
+	const token = newToken();
+	ctx.chat.setTurn(true, 'Compacting context…');
+	const sub = client.onProgress(WorkDoneProgress.type, token, (v) => {
+		if (v.kind !== 'end' && v.message !== undefined && v.message !== '') {
+			ctx.chat.setTurn(true, v.message);
+		}
+	});
+	try {
+		return await client.sendRequest(
+			executeCommandType(ServerCommands.compact),
+			executeCommandParams(ServerCommands.compact, [], token),
+			source.token,
+		);
+	} catch (e) {
+		if (isCancelled(e) || source.token.isCancellationRequested) {
+			return undefined;
+		}
+		throw e;
+	} finally {
+		sub.dispose();
+		ctx.endTurn(source);
+		source.dispose();
 	}
 }

@@ -155,6 +155,9 @@ test('toolSubject names what a call is about', () => {
 
 test('resultPreview counts lines and knows when the preview is all of it', () => {
 	assert.deepEqual(resultPreview('a\nb\n'), { preview: 'a\nb\n', whole: true, lines: 2 });
+	const ten = Array.from({ length: 10 }, (_, i) => `l${i}`).join('\n');
+	assert.equal(resultPreview(ten).whole, true, 'a line or two more than the preview shows whole');
+	assert.equal(resultPreview(`${ten}\nl10`).whole, false);
 	const long = 'x'.repeat(5000);
 	const p = resultPreview(long);
 	assert.equal(p.whole, false);
