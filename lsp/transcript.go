@@ -1,8 +1,8 @@
 package lsp
 
 import (
-	"bytes"
 	"context"
+	"errors"
 
 	"github.com/reika-lsp/reika-lsp/agent"
 )
@@ -20,17 +20,10 @@ type transcriptArgs struct {
 // agent.TranscriptPage: {"session", "events", "omitted"}.
 func (s *server) cmdTranscript(ctx context.Context, p *executeCommandParams) (any, error) {
 	var a transcriptArgs
-	if len(p.Arguments) > 0 {
-		raw := bytes.TrimSpace(p.Arguments[0])
-		switch {
-		case string(raw) == "null" || isEmptyArray(raw):
-		case isObject(raw):
-			if err := decodeStrict(raw, &a); err != nil {
-				return nil, invalidParams("reika.transcript: %v", err)
-			}
-		default:
-			return nil, invalidParams(`reika.transcript: want [{"maxChars"?: number}]`)
-		}
+	if err := optionalObjectArg(p.Arguments, &a); errors.Is(err, errNotAnObject) {
+		return nil, invalidParams(`reika.transcript: want [{"maxChars"?: number}]`)
+	} else if err != nil {
+		return nil, invalidParams("reika.transcript: %v", err)
 	}
 	if a.MaxChars < 0 {
 		return nil, invalidParams("reika.transcript: maxChars must not be negative, got %d", a.MaxChars)
