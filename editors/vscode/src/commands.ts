@@ -48,7 +48,10 @@ const compact: Factory = (ctx) => async () => {
 	}
 	try {
 		const r = await runCompact(ctx, client);
-		if (r === undefined) {
+		if (r === 'busy') {
+			return;
+		}
+		if (r === 'cancelled') {
 			vscode.window.setStatusBarMessage('Reika: compact cancelled.', 5000);
 			return;
 		}

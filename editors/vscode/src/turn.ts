@@ -73,14 +73,14 @@ export async function runTurn(ctx: Ctx, client: LanguageClient, prompt: string, 
 	}
 }
 
-/** Runs reika.compact as the window's turn; undefined when cancelled or a
- * turn runs. */
-export async function runCompact(ctx: Ctx, client: LanguageClient): Promise<CompactResult | undefined> {
+/** Runs reika.compact as the window's turn: its result, 'cancelled', or
+ * 'busy' when a turn runs (the user is told). */
+export async function runCompact(ctx: Ctx, client: LanguageClient): Promise<CompactResult | 'cancelled' | 'busy'> {
 	const source = new CancellationTokenSource();
 	if (!ctx.beginTurn(source)) {
 		source.dispose();
 		void vscode.window.showInformationMessage('Reika: a turn is running. Compact context when it has ended.');
-		return undefined;
+		return 'busy';
 	}
 	const token = newToken();
 	ctx.chat.setTurn(true, 'Compacting context…');
@@ -97,7 +97,7 @@ export async function runCompact(ctx: Ctx, client: LanguageClient): Promise<Comp
 		);
 	} catch (e) {
 		if (isCancelled(e) || source.token.isCancellationRequested) {
-			return undefined;
+			return 'cancelled';
 		}
 		throw e;
 	} finally {

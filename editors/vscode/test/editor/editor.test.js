@@ -451,6 +451,24 @@ test('the extension in real VS Code (code-server) against the fake engine', { ti
 			assert.match(log.expand, /^Show all \d+ lines$/);
 			assert.deepEqual(log.strong, ['big.txt', '220', 'Undo']);
 			assert.equal(log.items, 2);
+			// The view follows the theme's colours and a strict content
+			// security policy.
+			const look = await chat.evaluate(() => {
+				const probe = document.createElement('span');
+				probe.style.color = 'var(--vscode-foreground)';
+				document.body.appendChild(probe);
+				const themed = getComputedStyle(probe).color;
+				probe.remove();
+				return {
+					csp: document.querySelector('meta[http-equiv="Content-Security-Policy"]')?.getAttribute('content') ?? '',
+					themed,
+					body: getComputedStyle(document.body).color,
+				};
+			});
+			assert.match(look.csp, /default-src 'none'/);
+			assert.match(look.csp, /script-src 'nonce-[^']+'/);
+			assert.doesNotMatch(look.csp, /unsafe-inline|unsafe-eval/);
+			assert.ok(look.themed !== '' && look.body === look.themed, `the text has the theme's foreground: ${JSON.stringify(look)}`);
 			await chat.click('.block.tool .expand');
 			await chat.waitForFunction(() => {
 				const r = document.querySelector('.block.tool .result');
@@ -515,6 +533,40 @@ test('the extension in real VS Code (code-server) against the fake engine', { ti
 			const chats = (await ed.tabs()).filter(isChatTab);
 			assert.equal(chats.length, 1, `one chat panel: ${JSON.stringify(await ed.tabs())}`);
 			assert.ok(!(await ed.tabs()).some((l) => l.startsWith('command.sh')), 'the command editor closed');
+		});
+
+		await t.test('a selection gets the lightbulb and "Ask Reika About the Selection" in the context menu', async () => {
+			await ed.open('main.go');
+			// Line 6, selected (VS Code shows the lightbulb on a line of code).
+			await ed.keys('Control', 'KeyG');
+			await ed.page.waitForSelector('.quick-input-widget input', { visible: true, timeout: hangGuardMs });
+			await ed.page.keyboard.type('6');
+			await ed.page.keyboard.press('Enter');
+			await ed.keys('End');
+			await ed.keys('Shift', 'Home');
+			await ed.waitFor('the lightbulb', () =>
+				[...document.querySelectorAll('.editor-group-container.active .monaco-editor [class*="lightBulb"], .editor-group-container.active .monaco-editor [class*="lightbulb"]')].some((e) => e.offsetParent !== null),
+			);
+			// Right click on the selected line, so the selection stays.
+			const line = await ed.page.evaluateHandle(() =>
+				[...document.querySelectorAll('.editor-group-container.active .monaco-editor .view-line')].find((l) => /hello/.test(l.textContent)),
+			);
+			await line.asElement().click({ button: 'right' });
+			// The context menu lives in a shadow root.
+			const items = await (
+				await ed.waitFor('the editor context menu', () => {
+					const out = [];
+					for (const host of document.querySelectorAll('*')) {
+						if (host.shadowRoot !== null) {
+							out.push(...[...host.shadowRoot.querySelectorAll('.monaco-menu .action-label')].map((e) => e.textContent.trim()));
+						}
+					}
+					return out.length > 0 ? out : undefined;
+				})
+			).jsonValue();
+			assert.ok(items.includes('Ask Reika About the Selection'), JSON.stringify(items));
+			await ed.shot('context-menu');
+			await ed.keys('Escape');
 		});
 
 		await t.test('Ctrl+. offers Compact context, which folds and brings the context down', async () => {
@@ -614,6 +666,21 @@ test('the extension in real VS Code (code-server) against the fake engine', { ti
 			const errors = (await ed.toasts()).filter((m) => /unreachable|connection refused/i.test(m));
 			assert.equal(errors.length, 1, `one error toast: ${JSON.stringify(await ed.toasts())}`);
 			await ed.shot('engine-down');
+		});
+
+		// Needs the server to find the engine again by itself and publish
+		// its status (issue 15; the agent's background discovery): off until
+		// that lands, on with REIKA_EDITOR_ENGINE_BACK=1.
+		await t.test('the engine back: the chip leaves the error colour without another ask', { skip: process.env.REIKA_EDITOR_ENGINE_BACK !== '1' && 'needs the agent to retry discovery (REIKA_EDITOR_ENGINE_BACK=1)' }, async () => {
+			const port = new URL(engineURL).port;
+			const again = spawn(engineBin, ['-addr', `127.0.0.1:${port}`, '-ctx', String(engineWindow), '-script', path.join(__dirname, 'fakeengine-editor.json'), '-stdin'], {
+				env,
+				stdio: ['pipe', 'pipe', 'pipe'],
+			});
+			children.push(again);
+			await firstMatch(again, again.stdout, /^http:\/\//, 'the fake engine back on its port');
+			await until('the chip to leave the error colour', async () => !(await ed.statusColouredAs('error')) && chip.test(await ed.statusText()), 250);
+			await ed.shot('engine-back');
 		});
 
 		await t.test("the server's log lines are not all errors", async () => {
