@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: Go (vet, tests, and the race detector on agent
-# and lsp), the VS Code extension's tests and the Neovim plugin's tests in
+# and lsp), the VS Code extension's tests (and the extension in real VS Code
+# when .ci/prepare-vscode has installed it) and the Neovim plugin's tests in
 # headless Neovim.
 #
-# With REIKA_TEST_STRICT=1 (as in .ci/run) a missing Node.js or Neovim (0.7
-# or 0.10) fails the run instead of skipping that part.
+# With REIKA_TEST_STRICT=1 (as in .ci/run) a missing Node.js, Neovim (0.7 or
+# 0.10) or real-editor setup fails the run instead of skipping that part.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -37,6 +38,18 @@ if [ -f editors/vscode/package.json ]; then
 		(cd editors/vscode && { [ -d node_modules ] || npm ci --no-audit --no-fund; } && npm test)
 	else
 		skip "npm not found: the VS Code extension's tests did not run"
+	fi
+fi
+
+# The packaged extension in real VS Code (code-server and Chromium, from
+# .ci/prepare-vscode); it skips with a notice when they are not installed,
+# and fails then in strict mode.
+if [ -f editors/vscode/test/editor/editor.test.js ]; then
+	if command -v npm >/dev/null 2>&1; then
+		echo "== editors/vscode in real VS Code"
+		(cd editors/vscode && { [ -d node_modules ] || npm ci --no-audit --no-fund; } && node --test test/editor/editor.test.js)
+	else
+		skip "npm not found: the real-editor test of the VS Code extension did not run"
 	fi
 fi
 

@@ -165,6 +165,9 @@ type Service interface {
 	NewSession() (string, error)
 	// HasTurns reports whether the session has at least one turn.
 	HasTurns() bool
+	// Transcript is the session's transcript rebuilt from its log: the
+	// newest events within maxChars characters (transcript.go).
+	Transcript(maxChars int) (TranscriptPage, error)
 	// UpdateSettings applies changed settings.
 	UpdateSettings(Settings) error
 	// Close cancels a running turn and releases the session.

@@ -50,6 +50,8 @@ func (s *server) executeCommand(ctx context.Context, raw json.RawMessage) (any, 
 		return s.cmdSave(ctx, &p)
 	case CmdNewSession:
 		return s.cmdNewSession(ctx)
+	case CmdTranscript:
+		return s.cmdTranscript(ctx, &p)
 	}
 	return nil, invalidParams("unknown command %q (the server runs %s)", p.Command, strings.Join(Commands, ", "))
 }
@@ -294,17 +296,10 @@ func (s *server) cmdSave(ctx context.Context, p *executeCommandParams) (any, err
 	var a struct {
 		Path string `json:"path"`
 	}
-	if len(p.Arguments) > 0 {
-		raw := bytes.TrimSpace(p.Arguments[0])
-		switch {
-		case string(raw) == "null" || isEmptyArray(raw):
-		case isObject(raw):
-			if err := decodeStrict(raw, &a); err != nil {
-				return nil, invalidParams("reika.save: %v", err)
-			}
-		default:
-			return nil, invalidParams(`reika.save: want [{"path"?: "..."}]`)
-		}
+	if err := optionalObjectArg(p.Arguments, &a); errors.Is(err, errNotAnObject) {
+		return nil, invalidParams(`reika.save: want [{"path"?: "..."}]`)
+	} else if err != nil {
+		return nil, invalidParams("reika.save: %v", err)
 	}
 	path := a.Path
 	if path != "" && !filepath.IsAbs(path) {

@@ -18,7 +18,18 @@
 //
 // The commands (commands.go) are reika.ask, reika.compact, reika.cancel,
 // reika.status, reika.save and reika.newSession; the Compact context code
-// action runs reika.compact.
+// action runs reika.compact. reika.transcript (transcript.go) gives a
+// client that starts again (a reloaded window) the session's transcript:
+//
+//	arguments: [{"maxChars"?: number}]   (or [] / none: 1 MiB, at most 8 MiB)
+//	result:    {"session": string, "events": [event...], "omitted": number}
+//
+// events are the params of the reika/transcript notifications the session's
+// turns sent, oldest first, rebuilt from the session log: the full events
+// (never the streamed chunks, which they replace), the newest whose text and
+// arguments fit in maxChars; omitted counts the older ones left out. With no
+// session yet, session is "" and events is empty. Before its first turn a
+// server that resumes answers with the session it will resume.
 //
 // # Concurrency
 //

@@ -40,6 +40,8 @@ type fakeAgent struct {
 	session   string             // guarded by mu
 	closed    bool               // guarded by mu
 	cancelled int                // Cancel calls that stopped a turn; guarded by mu
+	// transcriptLimits are the maxChars of each Transcript call; guarded by mu
+	transcriptLimits []int
 }
 
 func newFakeAgent(opts agent.Options) *fakeAgent {
@@ -166,6 +168,14 @@ func (f *fakeAgent) HasTurns() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.turns > 0
+}
+
+// Transcript answers with no events and records the limit asked for.
+func (f *fakeAgent) Transcript(maxChars int) (agent.TranscriptPage, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.transcriptLimits = append(f.transcriptLimits, maxChars)
+	return agent.TranscriptPage{Session: f.session, Events: []agent.Event{}}, nil
 }
 
 func (f *fakeAgent) UpdateSettings(s agent.Settings) error {

@@ -24,10 +24,11 @@ const (
 	CmdStatus     = "reika.status"
 	CmdSave       = "reika.save"
 	CmdNewSession = "reika.newSession"
+	CmdTranscript = "reika.transcript"
 )
 
 // Commands lists the commands the server advertises, in PROTOCOL.md's order.
-var Commands = []string{CmdAsk, CmdCompact, CmdCancel, CmdStatus, CmdSave, CmdNewSession}
+var Commands = []string{CmdAsk, CmdCompact, CmdCancel, CmdStatus, CmdSave, CmdNewSession, CmdTranscript}
 
 // Custom notifications and the code action (PROTOCOL.md).
 const (

@@ -59,6 +59,27 @@ func isEmptyArray(raw []byte) bool {
 	return len(raw) >= 2 && raw[0] == '[' && len(bytes.TrimSpace(raw[1:len(raw)-1])) == 0 && raw[len(raw)-1] == ']'
 }
 
+// errNotAnObject says a command's optional object argument was something
+// else.
+var errNotAnObject = errors.New("not an object")
+
+// optionalObjectArg decodes a command's first argument into v when it is an
+// object; no argument, null and [] (Neovim's empty table) leave v as it is.
+// Anything else is errNotAnObject.
+func optionalObjectArg(args []json.RawMessage, v any) error {
+	if len(args) == 0 {
+		return nil
+	}
+	raw := bytes.TrimSpace(args[0])
+	switch {
+	case string(raw) == "null" || isEmptyArray(raw):
+		return nil
+	case isObject(raw):
+		return decodeStrict(raw, v)
+	}
+	return errNotAnObject
+}
+
 // isObject reports whether raw is a JSON object.
 func isObject(raw []byte) bool {
 	raw = bytes.TrimSpace(raw)

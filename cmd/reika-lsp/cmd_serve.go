@@ -20,14 +20,26 @@ func init() {
 // exit notification ends the process from inside the server (status 0
 // after shutdown, 1 otherwise); the end of stdin returns here with the
 // same rule.
+//
+// It takes the flags a language client appends for a server it starts
+// over stdio: vscode-languageclient adds --stdio, and --clientProcessId=N
+// for servers it forks, so both are accepted (stdio is the only transport,
+// and the server ends with its stdin, not by watching the editor's pid).
+// The other transports those clients can ask for are refused by name.
 func runServe(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Bool("stdio", false, "serve over stdin and stdout (the default and only transport)")
+	fs.String("clientProcessId", "", "the editor's process id (accepted and ignored)")
+	pipe := fs.String("pipe", "", "not supported: reika-lsp serves over stdio only")
+	socket := fs.String("socket", "", "not supported: reika-lsp serves over stdio only")
+	nodeIPC := fs.Bool("node-ipc", false, "not supported: reika-lsp serves over stdio only")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: reika-lsp [serve]")
+		fmt.Fprintln(stderr, "usage: reika-lsp [serve] [--stdio]")
 		fmt.Fprintln(stderr, "\nServes the Language Server Protocol on stdin and stdout; logs go to stderr.")
 		fmt.Fprintln(stderr, "Settings come from the editor (initializationOptions {\"reika\": {...}}),")
 		fmt.Fprintln(stderr, "REIKA_* environment variables and the config file's active profile.")
+		fmt.Fprintln(stderr, "--stdio and --clientProcessId=N, which language clients append, are accepted.")
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -38,6 +50,10 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "reika-lsp serve: unexpected argument %q\n", fs.Arg(0))
 		fs.Usage()
+		return 2
+	}
+	if *pipe != "" || *socket != "" || *nodeIPC {
+		fmt.Fprintln(stderr, "reika-lsp serve: only stdio is supported: start reika-lsp with transport stdio (--stdio)")
 		return 2
 	}
 	logger := log.New(stderr, "", log.LstdFlags|log.Lmicroseconds)

@@ -1,7 +1,7 @@
 // Command reika-lsp is a language server that runs an LLM coding agent for
 // the editor, and a few subcommands to inspect what it does.
 //
-//	reika-lsp [serve]            the language server over stdio
+//	reika-lsp [serve] [--stdio]  the language server over stdio
 //	reika-lsp window [flags]     how the context window is divided
 //	reika-lsp help               the subcommands
 //

@@ -19,6 +19,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/reika-lsp/reika-lsp/agent"
+	"github.com/reika-lsp/reika-lsp/lsp"
 	"github.com/reika-lsp/reika-lsp/lsp/lsptest"
 )
 
@@ -270,7 +271,7 @@ func TestServeLifecycle(t *testing.T) {
 		}
 	}
 	json.Unmarshal(res, &caps)
-	if len(caps.Capabilities.ExecuteCommandProvider.Commands) != 6 || caps.Capabilities.TextDocumentSync.Change != 2 {
+	if len(caps.Capabilities.ExecuteCommandProvider.Commands) != len(lsp.Commands) || caps.Capabilities.TextDocumentSync.Change != 2 {
 		t.Errorf("initialize result = %s", res)
 	}
 	if _, err := p.c.WaitNote(p.ctx, "reika/status", nil); err != nil {

@@ -76,15 +76,20 @@ export const Icons = {
 	error: '$(error)',
 } as const;
 
+/** The product name the status bar item carries, so it is clear whose
+ * chip it is among the others. */
+export const ProductName = 'Reika';
+
 /** The status bar item's text: a bell while an approval waits for the
- * user, a spinner while busy, else the level's icon; then the chip. */
+ * user, a spinner while busy, else the level's icon; then the product
+ * name and the chip. */
 export function statusBarText(s: Status, approvalsWaiting = 0): string {
 	const chip = s.text.trim() !== '' ? s.text.trim() : chipText(s);
 	if (approvalsWaiting > 0) {
-		return `${Icons.approval} ${chip} · approval needed`;
+		return `${Icons.approval} ${ProductName} ${chip} · approval needed`;
 	}
 	const icon = s.busy ? Icons.busy : Icons[levelOf(s)];
-	return `${icon} ${chip}`;
+	return `${icon} ${ProductName} ${chip}`;
 }
 
 const windowSources: readonly WindowSource[] = ['setting', 'endpoint', 'catalog', 'overflow', 'none'];

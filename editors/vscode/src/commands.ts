@@ -1,34 +1,14 @@
 // The palette commands. Each sends one of the server's commands with
 // workspace/executeCommand; none registers a server command id.
 
-import * as path from 'node:path';
 import * as vscode from 'vscode';
-import {
-	CancellationTokenSource,
-	LanguageClient,
-	LSPErrorCodes,
-	ProgressToken,
-	ResponseError,
-	WorkDoneProgress,
-} from 'vscode-languageclient/node';
-import { askArgs, askOutcome, selectionLabel, Selection, shorten } from './ask';
 import { Ctx } from './ctx';
 import { ExtensionCommandKey } from './ids';
-import { CommandSignatures, executeCommandParams, executeCommandType, ServerCommand, ServerCommands } from './protocol';
+import { ApprovalActions, executeCommandParams, executeCommandType, ServerCommands } from './protocol';
 import { statusMenu } from './tooltip';
+import { runCompact } from './turn';
 
 type Factory = (ctx: Ctx) => (...args: unknown[]) => unknown;
-
-let tokenCounter = 0;
-
-function newToken(): ProgressToken {
-	tokenCounter++;
-	return `reika-vscode-${process.pid}-${Date.now()}-${tokenCounter}`;
-}
-
-function isCancelled(e: unknown): boolean {
-	return e instanceof ResponseError && e.code === LSPErrorCodes.RequestCancelled;
-}
 
 function reportError(ctx: Ctx, what: string, e: unknown): void {
 	const msg = e instanceof Error ? e.message : String(e);
@@ -39,116 +19,39 @@ function reportError(ctx: Ctx, what: string, e: unknown): void {
 	});
 }
 
-/**
- * Runs a server command under a cancellable notification progress. The
- * server reports on our work-done token; the cancel button sends
- * $/cancelRequest, which stops the turn. Resolves undefined when cancelled.
- */
-async function runWithProgress<C extends ServerCommand>(
-	client: LanguageClient,
-	title: string,
-	first: string,
-	command: C,
-	args: CommandSignatures[C]['args'],
-): Promise<CommandSignatures[C]['result'] | undefined> {
-	return vscode.window.withProgress(
-		{ location: vscode.ProgressLocation.Notification, title, cancellable: true },
-		async (progress, cancel) => {
-			progress.report({ message: first });
-			const token = newToken();
-			const sub = client.onProgress(WorkDoneProgress.type, token, (v) => {
-				if (v.kind !== 'end' && v.message !== undefined && v.message !== '') {
-					progress.report({ message: v.message });
-				}
-			});
-			const source = new CancellationTokenSource();
-			const onCancel = cancel.onCancellationRequested(() => source.cancel());
-			try {
-				return await client.sendRequest(
-					executeCommandType(command),
-					executeCommandParams(command, args, token),
-					source.token,
-				);
-			} catch (e) {
-				if (isCancelled(e) || source.token.isCancellationRequested) {
-					return undefined;
-				}
-				throw e;
-			} finally {
-				onCancel.dispose();
-				source.dispose();
-				sub.dispose();
-			}
-		},
-	);
-}
-
-function currentSelection(client: LanguageClient): Selection | undefined {
-	const editor = vscode.window.activeTextEditor;
-	if (editor === undefined || editor.selection.isEmpty) {
-		return undefined;
-	}
-	const range = client.code2ProtocolConverter.asRange(editor.selection);
-	return {
-		uri: client.code2ProtocolConverter.asUri(editor.document.uri),
-		range,
-		label: selectionLabel(path.basename(editor.document.fileName), range),
-	};
-}
-
+/** Reika: Ask. With a prompt (from a keybinding's args or another
+ * extension) it runs the turn; else it opens the chat with the cursor in
+ * its input, the selection attached. */
 const ask: Factory = (ctx) => async (prompt?: unknown) => {
-	const client = await ctx.runningClient();
-	if (client === undefined) {
+	if (typeof prompt === 'string' && prompt.trim() !== '') {
+		ctx.chat.show(false);
+		await ctx.ask(prompt, ctx.currentSelection());
 		return;
 	}
-	const selection = currentSelection(client);
-	let text = typeof prompt === 'string' ? prompt : undefined;
-	if (text === undefined) {
-		text = await vscode.window.showInputBox({
-			title: 'Reika: Ask',
-			prompt: selection !== undefined ? `Attached: ${selection.label}` : 'What should Reika do?',
-			placeHolder: 'e.g. find why the tests in a_test.go fail and fix them',
-			ignoreFocusOut: true,
-		});
-	}
-	if (text === undefined || text.trim() === '') {
-		return;
-	}
-	if (ctx.revealOnAsk()) {
-		await ctx.transcript.show(true);
-	}
-	try {
-		const result = await runWithProgress(
-			client,
-			'Reika',
-			shorten(text),
-			ServerCommands.ask,
-			[askArgs(text, selection)],
-		);
-		const outcome = askOutcome(result ?? { session: '', status: 'cancelled' });
-		if (outcome.kind === 'info') {
-			vscode.window.setStatusBarMessage(outcome.message, 5000);
-		} else if (outcome.kind === 'error') {
-			void vscode.window.showErrorMessage(outcome.message);
-		} else if (!ctx.transcript.isVisible()) {
-			const pick = await vscode.window.showInformationMessage('Reika finished the turn.', 'Show Transcript');
-			if (pick !== undefined) {
-				await ctx.transcript.show(false);
-			}
-		}
-	} catch (e) {
-		reportError(ctx, 'Ask', e);
-	}
+	ctx.currentSelection();
+	ctx.chat.show(true);
 };
 
+/** The editor context menu's and the lightbulb's Ask: the chat with the
+ * selection attached. */
+const askAboutSelection: Factory = (ctx) => async () => {
+	ctx.currentSelection();
+	ctx.chat.show(true);
+};
+
+/** Compact context: the note round and a fold, shown in the chat as a turn
+ * is (its progress, and Stop to cancel it). */
 const compact: Factory = (ctx) => async () => {
 	const client = await ctx.runningClient();
 	if (client === undefined) {
 		return;
 	}
 	try {
-		const r = await runWithProgress(client, 'Reika', 'compacting context…', ServerCommands.compact, []);
-		if (r === undefined) {
+		const r = await runCompact(ctx, client);
+		if (r === 'busy') {
+			return;
+		}
+		if (r === 'cancelled') {
 			vscode.window.setStatusBarMessage('Reika: compact cancelled.', 5000);
 			return;
 		}
@@ -161,19 +64,9 @@ const compact: Factory = (ctx) => async () => {
 };
 
 const cancel: Factory = (ctx) => async () => {
-	const client = await ctx.runningClient();
-	if (client === undefined) {
-		return;
-	}
 	try {
-		const r = await client.sendRequest(
-			executeCommandType(ServerCommands.cancel),
-			executeCommandParams(ServerCommands.cancel, []),
-		);
-		vscode.window.setStatusBarMessage(
-			r.cancelled ? 'Reika: cancelling the turn…' : 'Reika: no turn is running.',
-			5000,
-		);
+		const cancelled = await ctx.cancel();
+		vscode.window.setStatusBarMessage(cancelled ? 'Reika: cancelling the turn…' : 'Reika: no turn is running.', 5000);
 	} catch (e) {
 		reportError(ctx, 'Cancel', e);
 	}
@@ -222,14 +115,15 @@ const newSession: Factory = (ctx) => async () => {
 			executeCommandType(ServerCommands.newSession),
 			executeCommandParams(ServerCommands.newSession, []),
 		);
-		ctx.transcript.addLocal(`New session ${r.session}`);
+		ctx.chat.clear();
+		ctx.chat.addLocal(`New session ${r.session}`);
 		vscode.window.setStatusBarMessage(`Reika: started session ${r.session}`, 5000);
 	} catch (e) {
 		reportError(ctx, 'New Session', e);
 	}
 };
 
-const showTranscript: Factory = (ctx) => () => ctx.transcript.show(false);
+const showTranscript: Factory = (ctx) => () => ctx.chat.show(false);
 
 const restart: Factory = (ctx) => () => ctx.restart();
 
@@ -254,9 +148,21 @@ const statusActions: Factory = (ctx) => async () => {
 	await run[pick.id]();
 };
 
+/** The title bar buttons of an approval's editor (and the palette while
+ * one waits): answer it with that action. */
+const answer =
+	(title: string): Factory =>
+	(ctx) =>
+	() => {
+		if (!ctx.approvals.answer(title)) {
+			vscode.window.setStatusBarMessage('Reika: no approval is waiting.', 5000);
+		}
+	};
+
 /** The command table: every id in ExtensionCommands has its handler. */
 export const commandTable: Record<ExtensionCommandKey, Factory> = {
 	ask,
+	askAboutSelection,
 	compact,
 	cancel,
 	save,
@@ -265,4 +171,7 @@ export const commandTable: Record<ExtensionCommandKey, Factory> = {
 	statusActions,
 	restart,
 	showLog,
+	approvalAllow: answer(ApprovalActions.allow),
+	approvalAllowSession: answer(ApprovalActions.allowSession),
+	approvalDeny: answer(ApprovalActions.deny),
 };

@@ -1,27 +1,35 @@
-// The extension's state: the language client, the status item and the
-// transcript view, and starting and stopping the server.
+// The extension's state: the language client, the status item, the chat
+// and the approvals, and starting and stopping the server.
 
 import * as fs from 'node:fs';
 import * as os from 'node:os';
+import * as path from 'node:path';
+import * as readline from 'node:readline';
 import * as vscode from 'vscode';
 import {
 	CancellationToken,
+	CancellationTokenSource,
+	CodeActionRequest,
 	DidChangeConfigurationNotification,
 	LanguageClient,
 	LanguageClientOptions,
-	ResponseError,
-	MessageActionItem,
 	MessageType,
+	ResponseError,
 	ServerOptions,
+	ShowMessageNotification,
 	ShowMessageRequest,
-	ShowMessageRequestParams,
 	State,
 	TransportKind,
 } from 'vscode-languageclient/node';
+import { Selection, selectionLabel } from './ask';
+import { ApprovalView } from './approvalView';
+import { ChatView } from './chatView';
 import { parseStatus } from './chip';
 import { SaveAfterEdit, SaveAfterEditHost } from './editSave';
-import { ClientId, ClientName, ExtensionCommands } from './ids';
+import { ApprovalWaitingContext, ClientId, ClientName, ExtensionCommands } from './ids';
+import { Toasts } from './messages';
 import {
+	CompactCodeAction,
 	executeCommandParams,
 	executeCommandType,
 	ServerCommands,
@@ -30,6 +38,8 @@ import {
 	StatusNotification,
 	TranscriptNotification,
 } from './protocol';
+import { QuickActionKinds, quickActions } from './quickActions';
+import { parseServerLine } from './serverLog';
 import { resolveServerPath, ServerPathResult } from './serverPath';
 import {
 	configurationItem,
@@ -43,23 +53,74 @@ import {
 } from './settings';
 import { StatusItem } from './statusItem';
 import { parseTranscriptEvent } from './transcript';
-import { TranscriptView } from './transcriptView';
+import { runTurn } from './turn';
+
+/** How the server is started: `reika-lsp serve` over stdio. The
+ * languageclient appends --stdio to the arguments of an executable started
+ * with TransportKind.stdio, which the server accepts. */
+function serverOptions(command: string, cwd: string | undefined): ServerOptions {
+	return {
+		command,
+		args: ['serve'],
+		transport: TransportKind.stdio,
+		...(cwd !== undefined ? { options: { cwd } } : {}),
+	};
+}
 
 export class Ctx implements vscode.Disposable {
 	readonly status = new StatusItem();
-	readonly transcript = new TranscriptView();
+	readonly chat: ChatView;
+	readonly approvals: ApprovalView;
 	private client: LanguageClient | undefined;
 	/** Problems already reported, so a setting is not complained about twice. */
 	private reported = '';
 	private readonly log: vscode.OutputChannel;
 	/** Saves what the agent's edits change (see editSave.ts). */
 	private readonly saveAfterEdit = new SaveAfterEdit(editorHost((m) => this.log.appendLine(m)));
+	private readonly toasts = new Toasts();
+	/** The turn this window runs; undefined when none. */
+	private turn: CancellationTokenSource | undefined;
+	/** The last non-empty selection of a text editor, to attach to an ask. */
+	private selection: Selection | undefined;
+	/** Counts transcript events, so a transcript that arrives after live
+	 * events does not replace them. */
+	private liveEvents = 0;
 	private readonly subscriptions: vscode.Disposable[] = [];
 
 	constructor(readonly extension: vscode.ExtensionContext) {
 		this.log = vscode.window.createOutputChannel(`${ClientName} Extension`);
+		this.chat = new ChatView(extension.extensionUri, {
+			ask: (text, attach) => void this.ask(text, attach ? this.selection : undefined),
+			cancel: () => void this.cancel(),
+			command: (id) => void this.chatCommand(id),
+			approve: (title) => this.approvals.answer(title),
+			ready: () => this.chat.setAttachment(this.selection?.label),
+		});
+		this.approvals = new ApprovalView(
+			() => this.chat.conversation.latestToolCall,
+			() => this.workspaceFolderPath(),
+			(m) => this.log.appendLine(m),
+			(a) => {
+				this.chat.setApproval(a);
+				void vscode.commands.executeCommand('setContext', ApprovalWaitingContext, a !== undefined);
+			},
+			{ column: () => this.chat.column(), visible: () => this.chat.isVisible() },
+		);
 		const forget = (d: vscode.TextDocument): void => this.saveAfterEdit.forget(d.uri.toString());
-		this.subscriptions.push(vscode.workspace.onDidSaveTextDocument(forget), vscode.workspace.onDidCloseTextDocument(forget));
+		this.subscriptions.push(
+			this.chat,
+			vscode.workspace.onDidSaveTextDocument(forget),
+			vscode.workspace.onDidCloseTextDocument(forget),
+			vscode.window.onDidChangeTextEditorSelection((e) => this.trackSelection(e.textEditor)),
+			vscode.window.onDidChangeActiveTextEditor((e) => {
+				if (e !== undefined) {
+					this.trackSelection(e);
+				}
+			}),
+		);
+		if (vscode.window.activeTextEditor !== undefined) {
+			this.trackSelection(vscode.window.activeTextEditor);
+		}
 	}
 
 	/** The running client (waiting for one that is starting), or undefined
@@ -96,12 +157,72 @@ export class Ctx implements vscode.Disposable {
 		return this.status.approvalsWaiting;
 	}
 
-	revealOnAsk(): boolean {
-		return this.config().get<boolean>(ExtensionSettings.revealOnAsk, true);
-	}
-
 	workspaceFolder(): vscode.Uri | undefined {
 		return vscode.workspace.workspaceFolders?.[0]?.uri;
+	}
+
+	/** The selection an ask attaches: the editor's, else the last one the
+	 * user made in a text editor (the chat has the focus while they type). */
+	currentSelection(): Selection | undefined {
+		const editor = vscode.window.activeTextEditor;
+		if (editor !== undefined) {
+			this.trackSelection(editor);
+		}
+		return this.selection;
+	}
+
+	/** Runs a turn with the prompt; selection is attached. */
+	async ask(prompt: string, selection: Selection | undefined): Promise<void> {
+		const client = await this.runningClient();
+		if (client === undefined) {
+			return;
+		}
+		await runTurn(this, client, prompt, selection);
+	}
+
+	/** Claims the window's one turn; false when one runs. */
+	beginTurn(source: CancellationTokenSource): boolean {
+		if (this.turn !== undefined) {
+			return false;
+		}
+		this.turn = source;
+		return true;
+	}
+
+	endTurn(source: CancellationTokenSource): void {
+		if (this.turn === source) {
+			this.turn = undefined;
+		}
+		this.chat.setTurn(this.status.status?.busy === true);
+	}
+
+	/** Stops the running turn: this window's by cancelling its request,
+	 * another's with reika.cancel. */
+	async cancel(): Promise<boolean> {
+		if (this.turn !== undefined) {
+			this.turn.cancel();
+			return true;
+		}
+		const client = await this.runningClient();
+		if (client === undefined) {
+			return false;
+		}
+		const r = await client.sendRequest(executeCommandType(ServerCommands.cancel), executeCommandParams(ServerCommands.cancel, []));
+		return r.cancelled;
+	}
+
+	/** Shows an error toast unless the same message was just shown. */
+	toastError(message: string): void {
+		if (!this.toasts.shouldShow(message)) {
+			return;
+		}
+		void vscode.window.showErrorMessage(message, 'Show Chat', 'Show Log').then((pick) => {
+			if (pick === 'Show Chat') {
+				this.chat.show(false);
+			} else if (pick === 'Show Log') {
+				this.showLog();
+			}
+		});
 	}
 
 	/** The server's settings from the user's, reporting unusable values once. */
@@ -129,6 +250,7 @@ export class Ctx implements vscode.Disposable {
 		const found = this.findServer();
 		if (!found.ok) {
 			this.status.problem('server not found', found.message);
+			this.chat.setStatus(undefined, 'server not found');
 			this.log.appendLine(`${found.message}\nSearched:\n  ${found.searched.join('\n  ')}`);
 			void this.explainMissing(found.message);
 			return;
@@ -143,26 +265,11 @@ export class Ctx implements vscode.Disposable {
 			// log; the status item keeps the reason.
 			const msg = e instanceof Error ? e.message : String(e);
 			this.status.problem('failed to start', `${found.path}: ${msg}`);
+			this.chat.setStatus(undefined, 'the server failed to start');
 			this.log.appendLine(`${found.path} failed to start: ${msg}`);
 			return;
 		}
-		// A late-attaching item asks once; the server also pushes it.
-		try {
-			const s = parseStatus(
-				await client.sendRequest(
-					executeCommandType(ServerCommands.status),
-					executeCommandParams(ServerCommands.status, []),
-				),
-			);
-			if (s !== undefined) {
-				this.status.set(s);
-			}
-		} catch (e) {
-			this.log.appendLine(`reika.status: ${e instanceof Error ? e.message : String(e)}`);
-		}
-		if (this.status.status === undefined && client.isRunning()) {
-			this.status.noStatusYet();
-		}
+		await this.afterStart(client);
 	}
 
 	async stop(): Promise<void> {
@@ -207,8 +314,98 @@ export class Ctx implements vscode.Disposable {
 		void this.stop();
 		this.subscriptions.forEach((d) => d.dispose());
 		this.status.dispose();
-		this.transcript.dispose();
 		this.log.dispose();
+	}
+
+	/** What a started (or restarted) server tells a window that attaches:
+	 * its status, and the session's transcript for the chat. */
+	private async afterStart(client: LanguageClient): Promise<void> {
+		try {
+			const s = parseStatus(
+				await client.sendRequest(executeCommandType(ServerCommands.status), executeCommandParams(ServerCommands.status, [])),
+			);
+			if (s !== undefined) {
+				this.setStatus(s);
+			}
+		} catch (e) {
+			this.log.appendLine(`reika.status: ${e instanceof Error ? e.message : String(e)}`);
+		}
+		if (this.status.status === undefined && client.isRunning()) {
+			this.status.noStatusYet();
+		}
+		await this.loadTranscript(client);
+	}
+
+	/** Shows the session's transcript in the chat (after a window reload, or
+	 * a server that restarted), unless live events came in meanwhile. */
+	private async loadTranscript(client: LanguageClient): Promise<void> {
+		const before = this.liveEvents;
+		try {
+			const page = await client.sendRequest(
+				executeCommandType(ServerCommands.transcript),
+				executeCommandParams(ServerCommands.transcript, [{}]),
+			);
+			if (this.liveEvents !== before || page.session === '') {
+				return;
+			}
+			const events = page.events.map(parseTranscriptEvent).filter((e) => e !== undefined);
+			this.chat.reset(events);
+			if (page.omitted > 0) {
+				this.log.appendLine(`reika.transcript: the chat shows the newest ${events.length} events; ${page.omitted} older ones were left out`);
+			}
+		} catch (e) {
+			this.log.appendLine(`reika.transcript: ${e instanceof Error ? e.message : String(e)}`);
+		}
+	}
+
+	private setStatus(s: Status): void {
+		this.status.set(s);
+		this.chat.setStatus(s);
+		if (this.turn === undefined) {
+			this.chat.setTurn(s.busy);
+		}
+	}
+
+	private async chatCommand(id: string): Promise<void> {
+		switch (id) {
+			case 'compact':
+				await vscode.commands.executeCommand(ExtensionCommands.compact);
+				break;
+			case 'newSession':
+				await vscode.commands.executeCommand(ExtensionCommands.newSession);
+				break;
+		}
+	}
+
+	private trackSelection(editor: vscode.TextEditor): void {
+		const scheme = editor.document.uri.scheme;
+		if (scheme !== 'file' && scheme !== 'untitled') {
+			return;
+		}
+		const sel = editor.selection;
+		let next: Selection | undefined;
+		if (!sel.isEmpty) {
+			const range = {
+				start: { line: sel.start.line, character: sel.start.character },
+				end: { line: sel.end.line, character: sel.end.character },
+			};
+			next = {
+				uri: editor.document.uri.toString(),
+				range,
+				label: selectionLabel(path.basename(editor.document.fileName), range),
+			};
+		}
+		if (next?.label !== this.selection?.label || next?.uri !== this.selection?.uri) {
+			this.selection = next;
+			this.chat.setAttachment(next?.label);
+		} else {
+			this.selection = next;
+		}
+	}
+
+	private workspaceFolderPath(): string | undefined {
+		const f = this.workspaceFolder();
+		return f?.scheme === 'file' ? f.fsPath : undefined;
 	}
 
 	private config(): vscode.WorkspaceConfiguration {
@@ -216,13 +413,13 @@ export class Ctx implements vscode.Disposable {
 	}
 
 	private findServer(): ServerPathResult {
-		const folder = this.workspaceFolder();
+		const folder = this.workspaceFolderPath();
 		return resolveServerPath({
 			setting: this.config().get<string>(ExtensionSettings.serverPath, ''),
 			platform: process.platform,
 			env: process.env,
 			home: os.homedir(),
-			...(folder?.scheme === 'file' ? { workspaceFolder: folder.fsPath } : {}),
+			...(folder !== undefined ? { workspaceFolder: folder } : {}),
 			extensionPath: this.extension.extensionPath,
 			isExecutable: (p) => {
 				try {
@@ -268,17 +465,13 @@ export class Ctx implements vscode.Disposable {
 	}
 
 	private createClient(command: string): LanguageClient {
-		const folder = this.workspaceFolder();
-		const serverOptions: ServerOptions = {
-			command,
-			args: ['serve'],
-			transport: TransportKind.stdio,
-			...(folder?.scheme === 'file' ? { options: { cwd: folder.fsPath } } : {}),
-		};
 		const clientOptions: LanguageClientOptions = {
 			documentSelector: [{ scheme: 'file' }, { scheme: 'untitled' }],
 			initializationOptions: () => initializationOptions(this.settings().settings),
 			synchronize: { configurationSection: SettingsSection },
+			// The server's stderr is its log: each line at its own level,
+			// not all of them as errors (the languageclient's default).
+			stdioOptions: { stdout: pipeLog, stderr: pipeLog },
 			middleware: {
 				// Compact context from the Source Action menu runs through our
 				// command, for the same cancellable progress as the palette's.
@@ -319,26 +512,41 @@ export class Ctx implements vscode.Disposable {
 				},
 			},
 		};
-		const client = new LanguageClient(ClientId, ClientName, serverOptions, clientOptions);
+		const client = new LanguageClient(ClientId, ClientName, serverOptions(command, this.workspaceFolderPath()), clientOptions);
 		client.onNotification(StatusNotification, (raw: unknown) => {
 			const s = parseStatus(raw);
 			if (s !== undefined) {
-				this.status.set(s);
+				this.setStatus(s);
 			}
 		});
 		client.onNotification(TranscriptNotification, (raw: unknown) => {
 			const ev = parseTranscriptEvent(raw);
 			if (ev !== undefined) {
-				this.transcript.add(ev);
+				this.liveEvents++;
+				this.chat.add(ev);
 			}
 		});
-		// Approvals: shown as the languageclient would (a notification with
-		// the actions, never modal, so a stray Enter cannot allow anything),
-		// and counted on the status item while they wait.
-		client.onRequest(ShowMessageRequest.type, async (params) => {
+		// The server says each condition once; a turn that fails for the
+		// same reason does not say it again (see toastError).
+		client.onNotification(ShowMessageNotification.type, (p) => {
+			switch (p.type) {
+				case MessageType.Error:
+					this.toastError(p.message);
+					break;
+				case MessageType.Warning:
+					void vscode.window.showWarningMessage(p.message);
+					break;
+				default:
+					void vscode.window.showInformationMessage(p.message);
+			}
+		});
+		// Approvals: the diff or the command in an editor, the decision in a
+		// notification, the chat and the editor title bar (never modal),
+		// counted on the status item meanwhile.
+		client.onRequest(ShowMessageRequest.type, async (params, token) => {
 			this.status.approval(1);
 			try {
-				return (await showMessageRequest(params)) ?? null;
+				return (await this.approvals.ask(params, token)) ?? null;
 			} finally {
 				this.status.approval(-1);
 			}
@@ -349,24 +557,72 @@ export class Ctx implements vscode.Disposable {
 			}
 			if (e.newState === State.Starting) {
 				this.status.starting();
+				this.chat.setStatus(undefined);
 			} else if (e.newState === State.Stopped) {
 				this.status.problem('stopped', 'The server stopped. Run Reika: Restart Server, or see the server log.');
+				this.chat.setStatus(undefined, 'the server stopped');
+			} else if (e.newState === State.Running && e.oldState === State.Starting && this.turn === undefined) {
+				// The languageclient restarted a server that died: show what
+				// the new one knows.
+				void this.afterStart(client);
 			}
 		});
 		return client;
 	}
+
+	/** The extension's lightbulb and Ctrl+. actions (quickActions.ts). VS
+	 * Code never asks the languageclient's provider for them: it offers
+	 * source actions only, which Ctrl+. leaves out. */
+	async provideQuickActions(
+		document: vscode.TextDocument,
+		range: vscode.Range | vscode.Selection,
+		context: vscode.CodeActionContext,
+	): Promise<vscode.CodeAction[]> {
+		const invoked = context.triggerKind === vscode.CodeActionTriggerKind.Invoke;
+		const picked = quickActions({
+			hasSelection: !range.isEmpty,
+			invoked,
+			compactOffered: invoked && (await this.serverOffersCompact(document, range)),
+			...(context.only !== undefined ? { only: [context.only.value] } : {}),
+		});
+		return picked.map((which) => {
+			if (which === 'ask') {
+				const a = new vscode.CodeAction('Ask Reika about the selection…', vscode.CodeActionKind.Empty.append(QuickActionKinds.ask));
+				a.command = { title: a.title, command: ExtensionCommands.askAboutSelection };
+				return a;
+			}
+			const a = new vscode.CodeAction('Reika: Compact context', vscode.CodeActionKind.Empty.append(QuickActionKinds.compact));
+			a.command = { title: a.title, command: ExtensionCommands.compact };
+			return a;
+		});
+	}
+
+	/** Whether the server offers Compact context (its session has a turn). */
+	private async serverOffersCompact(document: vscode.TextDocument, range: vscode.Range): Promise<boolean> {
+		const client = this.client;
+		if (client === undefined || !client.isRunning()) {
+			return false;
+		}
+		try {
+			const actions = await client.sendRequest(CodeActionRequest.type, {
+				textDocument: { uri: client.code2ProtocolConverter.asUri(document.uri) },
+				range: client.code2ProtocolConverter.asRange(range),
+				context: { diagnostics: [], only: [CompactCodeAction.kind] },
+			});
+			return (actions ?? []).some((a) => a.title === CompactCodeAction.title);
+		} catch (e) {
+			this.log.appendLine(`textDocument/codeAction: ${e instanceof Error ? e.message : String(e)}`);
+			return false;
+		}
+	}
 }
 
-function showMessageRequest(params: ShowMessageRequestParams): Thenable<MessageActionItem | undefined> {
-	const actions = params.actions ?? [];
-	switch (params.type) {
-		case MessageType.Error:
-			return vscode.window.showErrorMessage(params.message, ...actions);
-		case MessageType.Warning:
-			return vscode.window.showWarningMessage(params.message, ...actions);
-		default:
-			return vscode.window.showInformationMessage(params.message, ...actions);
-	}
+/** Writes each line of a server output stream to the log at its level. */
+function pipeLog(input: NodeJS.ReadableStream, channel: vscode.LogOutputChannel): void {
+	readline.createInterface({ input, crlfDelay: Infinity, terminal: false, historySize: 0 }).on('line', (raw: string) => {
+		const { level, text } = parseServerLine(raw);
+		channel[level](text);
+	});
 }
 
 /** VS Code as the editor of SaveAfterEdit. Every spelling of a URI the

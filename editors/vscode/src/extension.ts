@@ -1,10 +1,11 @@
 // The extension's entry point: build the context, register the command
-// table and the transcript document, start the server.
+// table, the chat's serializer and the approval documents, start the server.
 
 import * as vscode from 'vscode';
 import { commandTable } from './commands';
 import { Ctx } from './ctx';
-import { ExtensionCommandKey, ExtensionCommands, TranscriptScheme } from './ids';
+import { ApprovalScheme, ChatViewType, ExtensionCommandKey, ExtensionCommands } from './ids';
+import { QuickActionKinds } from './quickActions';
 
 let ctx: Ctx | undefined;
 
@@ -13,7 +14,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 	ctx = c;
 	context.subscriptions.push(
 		c,
-		vscode.workspace.registerTextDocumentContentProvider(TranscriptScheme, c.transcript),
+		vscode.window.registerWebviewPanelSerializer(ChatViewType, c.chat),
+		vscode.workspace.registerTextDocumentContentProvider(ApprovalScheme, c.approvals),
+		vscode.languages.registerCodeActionsProvider(
+			[{ scheme: 'file' }, { scheme: 'untitled' }],
+			{ provideCodeActions: (doc, range, context) => c.provideQuickActions(doc, range, context) },
+			{ providedCodeActionKinds: Object.values(QuickActionKinds).map((k) => vscode.CodeActionKind.Empty.append(k)) },
+		),
 		vscode.workspace.onDidChangeConfiguration((e) => c.onConfigurationChange(e)),
 	);
 	for (const key of Object.keys(commandTable) as ExtensionCommandKey[]) {

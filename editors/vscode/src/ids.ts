@@ -1,10 +1,10 @@
-// The extension's own command ids (package.json contributes.commands). They
-// differ from the server's (protocol.ts ServerCommands), which the
-// languageclient registers; registering an id twice makes VS Code throw.
-// No 'vscode' import.
+// The extension's own ids (package.json contributes). Its command ids differ
+// from the server's (protocol.ts ServerCommands), which the languageclient
+// registers; registering an id twice makes VS Code throw. No 'vscode' import.
 
 export const ExtensionCommands = {
 	ask: 'reika.askPrompt',
+	askAboutSelection: 'reika.askAboutSelection',
 	compact: 'reika.compactContext',
 	cancel: 'reika.cancelTurn',
 	save: 'reika.saveTranscript',
@@ -13,13 +13,20 @@ export const ExtensionCommands = {
 	statusActions: 'reika.statusActions',
 	restart: 'reika.restartServer',
 	showLog: 'reika.showServerLog',
+	approvalAllow: 'reika.approvalAllow',
+	approvalAllowSession: 'reika.approvalAllowSession',
+	approvalDeny: 'reika.approvalDeny',
 } as const;
 
 export type ExtensionCommandKey = keyof typeof ExtensionCommands;
 
-/** The status bar item's id and the transcript document's URI. */
+/** The status bar item's id. */
 export const StatusItemId = 'reika.statusItem';
-export const TranscriptScheme = 'reika-transcript';
-export const TranscriptPath = 'Reika transcript.md';
+/** The chat panel's view type (its serializer restores it after a reload). */
+export const ChatViewType = 'reika.chat';
+/** The context key that is true while an approval waits for the user. */
+export const ApprovalWaitingContext = 'reika.approvalWaiting';
+/** The scheme of the read-only documents an approval shows. */
+export const ApprovalScheme = 'reika-approval';
 export const ClientId = 'reika';
 export const ClientName = 'Reika';

@@ -24,6 +24,7 @@ export const ServerCommands = {
 	status: 'reika.status',
 	save: 'reika.save',
 	newSession: 'reika.newSession',
+	transcript: 'reika.transcript',
 } as const;
 
 export type ServerCommand = (typeof ServerCommands)[keyof typeof ServerCommands];
@@ -131,6 +132,22 @@ export interface NewSessionResult {
 	session: string;
 }
 
+/** The argument of `reika.transcript`: at most maxChars characters of event
+ * text and arguments (the server's default when left out). */
+export interface TranscriptArgs {
+	maxChars?: number;
+}
+
+/** The result of `reika.transcript`: the session's transcript events as
+ * reika/transcript sent them (full events only, oldest first), rebuilt from
+ * the session log; omitted counts the older ones left out. session is ''
+ * when there is no session yet. */
+export interface TranscriptPage {
+	session: string;
+	events: TranscriptEvent[];
+	omitted: number;
+}
+
 /** What each server command takes and answers. */
 export interface CommandSignatures {
 	'reika.ask': { args: [AskArgs]; result: AskResult };
@@ -139,6 +156,7 @@ export interface CommandSignatures {
 	'reika.status': { args: []; result: Status };
 	'reika.save': { args: [SaveArgs]; result: SaveResult };
 	'reika.newSession': { args: []; result: NewSessionResult };
+	'reika.transcript': { args: [TranscriptArgs] | []; result: TranscriptPage };
 }
 
 /** workspace/executeCommand typed by the command's result. */

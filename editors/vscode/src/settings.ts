@@ -35,7 +35,6 @@ export type ServerSettingKey = (typeof ServerSettings)[number]['key'];
 export const ExtensionSettings = {
 	serverPath: 'serverPath',
 	trace: 'trace.server',
-	revealOnAsk: 'transcript.revealOnAsk',
 } as const;
 
 /** Changing these needs a server restart (the languageclient applies

@@ -2,7 +2,7 @@
 // busy, the budget breakdown as tooltip, and a click menu.
 
 import * as vscode from 'vscode';
-import { backgroundColorId, Icons, statusBarText } from './chip';
+import { backgroundColorId, Icons, ProductName, statusBarText } from './chip';
 import { ExtensionCommands, StatusItemId } from './ids';
 import { Status } from './protocol';
 import { escapeMarkdown, tooltipMarkdown } from './tooltip';
@@ -53,14 +53,14 @@ export class StatusItem implements vscode.Disposable {
 
 	starting(): void {
 		this.current = undefined;
-		this.item.text = `${Icons.busy} reika`;
+		this.item.text = `${Icons.busy} ${ProductName}`;
 		this.item.tooltip = 'Reika: starting the server…';
 		this.color(undefined);
 	}
 
 	/** The server runs but has not reported its context yet. */
 	noStatusYet(): void {
-		this.item.text = `${Icons.ok} reika`;
+		this.item.text = `${Icons.ok} ${ProductName}`;
 		this.item.tooltip = 'Reika: the server is running and has not reported its context yet.';
 		this.color(undefined);
 	}
@@ -68,7 +68,7 @@ export class StatusItem implements vscode.Disposable {
 	/** Shows that the server is not serving, with the reason. */
 	problem(short: string, detail: string): void {
 		this.current = undefined;
-		this.item.text = `${Icons.error} reika: ${short}`;
+		this.item.text = `${Icons.error} ${ProductName}: ${short}`;
 		this.item.tooltip = markdown(`**Reika** · ${escapeMarkdown(short)}\n\n${escapeMarkdown(detail)}\n\nClick for actions.`);
 		this.color('statusBarItem.errorBackground');
 	}

@@ -79,7 +79,7 @@ export function tooltipMarkdown(s: Status, approvalsWaiting = 0): string {
 		const table = ['| | |', '|---|---|', ...rows.map(([k, v]) => `| ${k} | ${escapeMarkdown(v)} |`)];
 		parts.push(table.join('\n'));
 	}
-	parts.push('Click for: Compact context · Cancel · Show transcript');
+	parts.push('Click for: Compact context · Cancel · Show chat');
 	return parts.join('\n\n');
 }
 
@@ -98,7 +98,7 @@ export function statusMenu(s: Status | undefined, running: boolean, approvalsWai
 			{ id: 'restart', label: '$(debug-restart) Restart the server' },
 			{ id: 'log', label: '$(output) Show the server log' },
 			{ id: 'settings', label: '$(gear) Set reika.serverPath' },
-			{ id: 'transcript', label: '$(book) Show transcript' },
+			{ id: 'transcript', label: '$(comment-discussion) Show chat' },
 		];
 	}
 	const busy = s?.busy === true;
@@ -116,7 +116,7 @@ export function statusMenu(s: Status | undefined, running: boolean, approvalsWai
 			label: '$(debug-stop) Cancel',
 			description: busy ? 'stop the running turn' : 'no turn is running',
 		},
-		{ id: 'transcript', label: '$(book) Show transcript' },
+		{ id: 'transcript', label: '$(comment-discussion) Show chat' },
 		{ id: 'ask', label: '$(comment-discussion) Ask…' },
 	];
 }

@@ -244,7 +244,9 @@ export class LspSession {
 		env: NodeJS.ProcessEnv,
 		private readonly settings: ServerSettingsObject,
 	) {
-		this.proc = spawn(bin, ['serve'], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+		// As vscode-languageclient starts it: the extension's arguments, then
+		// the --stdio it appends for TransportKind.stdio.
+		this.proc = spawn(bin, ['serve', '--stdio'], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
 		this.proc.stderr!.on('data', (d: Buffer) => {
 			this.stderr += d.toString();
 		});

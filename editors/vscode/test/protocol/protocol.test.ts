@@ -38,7 +38,7 @@ import { chipText } from '../../src/chip';
 import { unsavedEditMessage } from '../../src/editSave';
 import { CompactCodeAction, ServerCommands, Status, TranscriptEvent } from '../../src/protocol';
 import { mapSettings, ServerSettingKey, ServerSettingsObject } from '../../src/settings';
-import { Transcript } from '../../src/transcript';
+import { Conversation } from '../../src/chatModel';
 import {
 	deadURL,
 	FakeEngine,
@@ -263,10 +263,11 @@ test('ask, status, code action and compact against the fake engine', { timeout: 
 			assert.equal(e.session, r1.session, 'every event names the session');
 			assert.equal(e.turn, 1, 'every event of turn 1 says so');
 		}
-		// The extension's renderer shows the streamed turn, the answer once.
-		const rendered = new Transcript();
-		s.transcript.forEach((e) => rendered.add(e));
-		assert.equal(rendered.render().split('Done: read big.txt and wrote out.txt.').length, 2, rendered.render());
+		// The chat shows the streamed turn, the answer once.
+		const chat = new Conversation();
+		s.transcript.forEach((e) => chat.add(e));
+		const html = chat.all().map((b) => b.html).join('\n');
+		assert.equal(html.split('Done: read big.txt and wrote out.txt.').length, 2, html);
 
 		// Approval: window/showMessageRequest with the three actions; we
 		// allowed for the session, so out.txt was written: a new file,
@@ -662,3 +663,57 @@ test(
 		}
 	},
 );
+
+// A window reload restarts the extension host and the server; the chat then
+// asks the new server for the session's transcript (reika.transcript) and
+// must show what it showed before.
+test('a restarted server gives the chat the transcript it showed', { timeout: 4 * hangGuardMs }, async (t) => {
+	const { scratch, root } = workspace();
+	const big = Array.from({ length: 220 }, (_, i) => `line ${i + 1}: the quick brown fox jumps over the lazy dog`).join('\n');
+	fs.writeFileSync(path.join(root, 'big.txt'), `${big}\n`);
+	let session: LspSession | undefined;
+	let engine: FakeEngine | undefined;
+	try {
+		const bin = await serverBinary(scratch);
+		engine = await startFakeEngine(scratch, ['-ctx', '16000', '-script', script('fakeengine-script.json')]);
+		const settings = settingsFor({ baseUrl: engine.url, approve: 'all' });
+		session = new LspSession(bin, root, isolatedEnv(scratch), settings);
+		const first = session;
+		checkCapabilities(await first.initialize(initParams(root, settings)));
+		const empty = await first.execute(ServerCommands.transcript, []);
+		assert.deepEqual(empty, { session: '', events: [], omitted: 0 }, 'no session yet');
+		const r = await first.execute(ServerCommands.ask, [{ prompt: 'Read big.txt, then write out.txt.' }]);
+		assert.equal(r.status, 'done', JSON.stringify(r));
+		const live = first.transcript.filter((e) => !e.delta);
+		const shown = new Conversation();
+		first.transcript.forEach((e) => shown.add(e));
+		assert.equal(await first.shutdown(), 0);
+
+		session = new LspSession(bin, root, isolatedEnv(scratch), settings);
+		const second = session;
+		checkCapabilities(await second.initialize(initParams(root, settings)));
+		const page = await second.execute(ServerCommands.transcript, [{}]);
+		assert.equal(page.session, r.session);
+		assert.equal(page.omitted, 0);
+		assert.deepEqual(page.events, live, 'the events sent live, whole');
+		const restored = new Conversation();
+		restored.reset(page.events);
+		assert.deepEqual(
+			restored.all().map((b) => [b.kind, b.html]),
+			shown.all().map((b) => [b.kind, b.html]),
+			'the chat shows the same blocks',
+		);
+
+		// The page is bounded: the newest events that fit, the rest counted.
+		const small = await second.execute(ServerCommands.transcript, [{ maxChars: 100 }]);
+		assert.ok(small.omitted > 0 && small.events.length < live.length, JSON.stringify(small));
+		assert.deepEqual(small.events, live.slice(live.length - small.events.length));
+		assert.equal(await second.shutdown(), 0);
+	} catch (e) {
+		skipIfUnavailable(t, e);
+	} finally {
+		session?.kill();
+		engine?.stop();
+		fs.rmSync(scratch, { recursive: true, force: true });
+	}
+});

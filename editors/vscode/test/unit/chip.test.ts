@@ -64,16 +64,16 @@ test('level maps to the only two status bar colours', () => {
 	assert.equal(backgroundColorId('error'), 'statusBarItem.errorBackground');
 });
 
-test('statusBarText uses the server text, a spinner while busy and a level icon', () => {
-	assert.equal(statusBarText(status({ text: 'ctx 16k/24k (81% of 20k)', level: 'warning' })), `${Icons.warning} ctx 16k/24k (81% of 20k)`);
-	assert.equal(statusBarText(status({ busy: true, level: 'warning' })), `${Icons.busy} ctx 16k/24k (81% of 20k)`);
-	assert.equal(statusBarText(status({ level: 'error' })), `${Icons.error} ctx 16k/24k (81% of 20k)`);
-	assert.equal(statusBarText(status({ text: 'ctx 1k', window: null })), `${Icons.ok} ctx 1k`);
+test('statusBarText names the product and uses the server text, a spinner while busy and a level icon', () => {
+	assert.equal(statusBarText(status({ text: 'ctx 16k/24k (81% of 20k)', level: 'warning' })), `${Icons.warning} Reika ctx 16k/24k (81% of 20k)`);
+	assert.equal(statusBarText(status({ busy: true, level: 'warning' })), `${Icons.busy} Reika ctx 16k/24k (81% of 20k)`);
+	assert.equal(statusBarText(status({ level: 'error' })), `${Icons.error} Reika ctx 16k/24k (81% of 20k)`);
+	assert.equal(statusBarText(status({ text: 'ctx 1k', window: null })), `${Icons.ok} Reika ctx 1k`);
 });
 
 test('a waiting approval shows a bell, even while busy', () => {
-	assert.equal(statusBarText(status({ busy: true }), 1), `${Icons.approval} ctx 16k/24k (81% of 20k) · approval needed`);
-	assert.equal(statusBarText(status({ busy: true }), 0), `${Icons.busy} ctx 16k/24k (81% of 20k)`);
+	assert.equal(statusBarText(status({ busy: true }), 1), `${Icons.approval} Reika ctx 16k/24k (81% of 20k) · approval needed`);
+	assert.equal(statusBarText(status({ busy: true }), 0), `${Icons.busy} Reika ctx 16k/24k (81% of 20k)`);
 });
 
 test('parseStatus accepts the wire shape and fills what is missing', () => {

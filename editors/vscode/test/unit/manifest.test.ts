@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { ExtensionCommands } from '../../src/ids';
+import { ChatViewType, ExtensionCommands } from '../../src/ids';
 import { ServerCommands } from '../../src/protocol';
 
 const pkgDir = path.resolve(__dirname, '../../..');
@@ -10,7 +10,13 @@ const pkgDir = path.resolve(__dirname, '../../..');
 interface Manifest {
 	main: string;
 	engines: { vscode: string };
-	contributes: { commands: { command: string; title: string; category?: string }[] };
+	activationEvents: string[];
+	contributes: {
+		commands: { command: string; title: string; category?: string }[];
+		menus: Record<string, { command: string; when?: string }[]>;
+		keybindings: { command: string; key: string; mac?: string; when?: string }[];
+		configuration: { properties: Record<string, { scope?: string }> };
+	};
 	devDependencies: Record<string, string>;
 	dependencies: Record<string, string>;
 }
@@ -27,7 +33,7 @@ test('the palette commands are the extension command table, titled as the issue 
 		'Reika: Cancel',
 		'Reika: Save Transcript',
 		'Reika: New Session',
-		'Reika: Show Transcript',
+		'Reika: Show Chat',
 	]) {
 		assert.ok(titles.includes(t), `missing ${t}`);
 	}
@@ -51,7 +57,7 @@ test('versions are pinned exactly and @types/vscode matches engines.vscode', () 
 });
 
 test("only the glue modules import 'vscode'", () => {
-	const glue = new Set(['extension.ts', 'ctx.ts', 'commands.ts', 'statusItem.ts', 'transcriptView.ts']);
+	const glue = new Set(['extension.ts', 'ctx.ts', 'commands.ts', 'statusItem.ts', 'chatView.ts', 'approvalView.ts', 'turn.ts']);
 	const srcDir = path.join(pkgDir, 'src');
 	for (const f of fs.readdirSync(srcDir)) {
 		const text = fs.readFileSync(path.join(srcDir, f), 'utf8');
@@ -59,4 +65,35 @@ test("only the glue modules import 'vscode'", () => {
 		assert.equal(importsVscode, glue.has(f), `${f}: imports vscode = ${importsVscode}`);
 	}
 	assert.equal(pkg.main, './out/src/extension.js');
+});
+
+const title = (id: string): string => pkg.contributes.commands.find((c) => c.command === id)?.title ?? '';
+
+test('the editor context menu names Reika (menus show a title without its category)', () => {
+	const items = pkg.contributes.menus['editor/context'] ?? [];
+	assert.ok(items.length > 0);
+	for (const item of items) {
+		assert.match(title(item.command), /\bReika\b/, `${item.command} reads "${title(item.command)}" in the menu`);
+	}
+});
+
+test('Status Actions (the status item click) and the context-menu Ask stay out of the palette', () => {
+	const hidden = (pkg.contributes.menus.commandPalette ?? []).filter((m) => m.when === 'false').map((m) => m.command);
+	assert.deepEqual(hidden.sort(), [ExtensionCommands.askAboutSelection, ExtensionCommands.statusActions].sort());
+});
+
+test('Ask has a default keybinding on every platform', () => {
+	const kb = pkg.contributes.keybindings.find((k) => k.command === ExtensionCommands.ask);
+	assert.ok(kb !== undefined && kb.key !== '' && kb.mac !== undefined && kb.mac !== '', JSON.stringify(kb));
+	assert.equal(kb.when, undefined, 'it works from anywhere, the chat included');
+});
+
+test('every setting can be set in the User settings of a remote window (no machine scope)', () => {
+	for (const [key, p] of Object.entries(pkg.contributes.configuration.properties)) {
+		assert.ok(p.scope !== 'machine' && p.scope !== 'machine-overridable', `${key} has scope ${p.scope}`);
+	}
+});
+
+test('the chat panel restores after a reload: its serializer activates the extension', () => {
+	assert.ok(pkg.activationEvents.includes(`onWebviewPanel:${ChatViewType}`), JSON.stringify(pkg.activationEvents));
 });

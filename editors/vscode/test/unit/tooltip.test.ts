@@ -33,7 +33,7 @@ test('the server breakdown is kept verbatim as preformatted text', () => {
 	assert.ok(md.startsWith('**Reika** · ctx 16k/24k \\(81% of 20k\\)'), md);
 	assert.ok(md.includes('```text\n' + breakdown + '\n```'), md);
 	assert.ok(md.includes('Above 80% of the shed point'), md);
-	assert.ok(md.endsWith('Click for: Compact context · Cancel · Show transcript'), md);
+	assert.ok(md.endsWith('Click for: Compact context · Cancel · Show chat'), md);
 	// No fallback table when the server sent a breakdown.
 	assert.ok(!md.includes('| window from |'), md);
 });

@@ -1,0 +1,175 @@
+package agent
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/reika-lsp/reika-lsp/ctxwin"
+)
+
+// The transcript on request: an editor that starts again (a window reload
+// restarts the server) asks for the session's transcript to show what it
+// showed before. It is rebuilt from the session log, the same events, in
+// the same order and with the same texts as the reika/transcript
+// notifications of the turns that wrote it (only what was never logged is
+// missing: the streamed chunks, which the full messages replace, and the
+// "Cancelled." line).
+
+// Bounds of a transcript page, in characters of event text and arguments.
+const (
+	DefaultTranscriptChars = 1 << 20
+	MaxTranscriptChars     = 8 << 20
+)
+
+// TranscriptPage is the result of reika.transcript: the newest events of
+// the session that fit the limit, oldest first.
+type TranscriptPage struct {
+	// Session is the session the events belong to; "" when there is none.
+	Session string `json:"session"`
+	// Events are the transcript events, as reika/transcript sends them.
+	Events []Event `json:"events"`
+	// Omitted counts the older events left out to stay within the limit.
+	Omitted int `json:"omitted"`
+}
+
+// Transcript rebuilds the transcript of the current session from its log:
+// the newest events whose texts and arguments add up to at most maxChars
+// (≤ 0: DefaultTranscriptChars; at most MaxTranscriptChars). Before the
+// first turn of a server that resumes, it is the session the first turn
+// will resume. It reads what the log holds on disk, so the round a running
+// turn has not synced yet is left out (its events were sent live).
+func (a *Agent) Transcript(maxChars int) (TranscriptPage, error) {
+	if maxChars <= 0 {
+		maxChars = DefaultTranscriptChars
+	}
+	maxChars = min(maxChars, MaxTranscriptChars)
+	path := a.transcriptLog()
+	if path == "" {
+		return TranscriptPage{Events: []Event{}}, nil
+	}
+	recs, err := readLog(path)
+	if err != nil {
+		return TranscriptPage{Events: []Event{}}, err
+	}
+	events := transcriptEvents(recs)
+	page := TranscriptPage{Session: recs[0].Session}
+	page.Events, page.Omitted = newestWithin(events, maxChars)
+	return page, nil
+}
+
+// transcriptLog is the log of the current session, else (when the agent
+// resumes) the workspace's last one; "" when there is neither.
+func (a *Agent) transcriptLog() string {
+	a.mu.Lock()
+	sess := a.sess
+	a.mu.Unlock()
+	if sess != nil {
+		return sess.log.path
+	}
+	if !a.opts.Resume {
+		return ""
+	}
+	dir := sessionsDir(a.stateDir, a.opts.Workspace.Root())
+	id, err := os.ReadFile(filepath.Join(dir, "last"))
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, strings.TrimSpace(string(id))+".jsonl")
+}
+
+// transcriptEvents turns a session log into the events its turns emitted.
+func transcriptEvents(recs []record) []Event {
+	session := recs[0].Session
+	// A round's results were priced with what the estimator knew once the
+	// round was in: the state record that follows the round.
+	after := make([]*ctxwin.Estimator, len(recs))
+	var next *ctxwin.Estimator
+	for i := len(recs) - 1; i >= 0; i-- {
+		if recs[i].Kind == recState && recs[i].Estimator != nil {
+			next = recs[i].Estimator
+		}
+		after[i] = next
+	}
+	var out []Event
+	turn, round := 0, 0
+	emit := func(ev Event) {
+		ev.Session, ev.Turn = session, turn
+		if ev.Round == 0 {
+			ev.Round = round
+		}
+		out = append(out, ev)
+	}
+	for i, r := range recs[1:] {
+		switch r.Kind {
+		case recTurn:
+			turn = r.Turn
+			emit(Event{Kind: EventUser, Round: round + 1, Text: r.Prompt})
+		case recRound:
+			if r.Reply == nil {
+				continue
+			}
+			round++
+			est := after[i+1]
+			if est == nil {
+				est = &ctxwin.Estimator{}
+			}
+			roundEvents(r, est, emit)
+		case recNote:
+			emit(Event{Kind: EventNote, Text: r.Text})
+		case recEvent:
+			if r.Event == nil {
+				continue
+			}
+			if n := countShed(r.Event); n > 0 {
+				emit(Event{Kind: EventShed, Round: r.Event.Round, Text: shedLine(r.Event, n)})
+			}
+			if r.Event.Fold != nil {
+				emit(Event{Kind: EventFold, Round: r.Event.Round, Text: foldLine(r.Event), Tokens: r.Event.Fold.RecapTokens})
+			}
+		case recInfo:
+			if msg, ok := strings.CutPrefix(r.Text, "error: "); ok {
+				emit(Event{Kind: EventError, Text: msg})
+			} else {
+				emit(Event{Kind: EventInfo, Text: r.Text})
+			}
+		}
+	}
+	return out
+}
+
+// roundEvents emits one logged round as the turn loop did: the reasoning,
+// the answer, the tool calls, then their results as the model saw them.
+func roundEvents(r record, est *ctxwin.Estimator, emit func(Event)) {
+	reply := r.Reply
+	if reply.Reasoning != "" {
+		emit(Event{Kind: EventReasoning, Text: reply.Reasoning})
+	}
+	if reply.Content != "" || len(reply.ToolCalls) == 0 {
+		emit(Event{Kind: EventAssistant, Text: reply.Content})
+	}
+	for _, c := range reply.ToolCalls {
+		emit(Event{Kind: EventToolCall, Tool: c.Name, Args: jsonArgs(c.Arguments), Text: c.Name})
+	}
+	for _, res := range r.Results {
+		shown := res.Shown()
+		emit(Event{Kind: EventToolResult, Tool: res.Tool, Text: shown, Tokens: est.Tokens(len(shown), true)})
+	}
+}
+
+// newestWithin keeps the newest events whose sizes add up to at most max,
+// and says how many older ones it left out.
+func newestWithin(events []Event, max int) ([]Event, int) {
+	total := 0
+	keep := len(events)
+	for keep > 0 {
+		size := len(events[keep-1].Text) + len(events[keep-1].Args)
+		if total+size > max {
+			break
+		}
+		total += size
+		keep--
+	}
+	kept := append([]Event{}, events[keep:]...)
+	return kept, keep
+}

@@ -1,0 +1,267 @@
+// The chat view's script (a VS Code webview). The extension renders every
+// block to HTML (src/chatModel.ts, escaped) and sends whole blocks; this
+// script puts them in place, keeps what the user opened open, follows the
+// end of the conversation, and sends what the user asks.
+// @ts-check
+(function () {
+	// @ts-ignore acquireVsCodeApi is provided by VS Code to webviews.
+	const vscode = acquireVsCodeApi();
+	const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
+	const log = $('log');
+	const empty = $('empty');
+	const input = /** @type {HTMLTextAreaElement} */ ($('input'));
+	const send = /** @type {HTMLButtonElement} */ ($('send'));
+	const attachment = $('attachment');
+	const attachmentLabel = $('attachment-label');
+	const progress = $('progress');
+	const approval = $('approval');
+	const approvalMessage = $('approval-message');
+	const approvalActions = $('approval-actions');
+	const ctxBar = $('context');
+	const ctxFill = $('context-fill');
+	const ctxShed = $('context-shed');
+	const ctxLabel = $('context-label');
+
+	let running = false;
+	let attachLabel = '';
+	let attachOn = true;
+
+	const saved = vscode.getState() || {};
+	input.value = typeof saved.draft === 'string' ? saved.draft : '';
+
+	const scroller = /** @type {HTMLElement} */ (document.querySelector('main'));
+
+	function atEnd() {
+		return scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 40;
+	}
+
+	function scrollToEnd() {
+		scroller.scrollTop = scroller.scrollHeight;
+	}
+
+	/** Puts a block's HTML in place, keeping the open details and the
+	 * expanded results the user chose. */
+	function upsert(/** @type {{id: number, kind: string, html: string}} */ b) {
+		let el = /** @type {HTMLElement | null} */ (log.querySelector(`[data-id="${b.id}"]`));
+		const open = [];
+		const expanded = [];
+		if (el !== null) {
+			el.querySelectorAll('details').forEach((d, i) => {
+				if (d.dataset.touched === '1') {
+					open[i] = d.open;
+				}
+			});
+			el.querySelectorAll('.result').forEach((r, i) => {
+				expanded[i] = r.classList.contains('expanded');
+			});
+		} else {
+			el = document.createElement('div');
+			el.dataset.id = String(b.id);
+			log.appendChild(el);
+		}
+		el.className = `block ${b.kind}`;
+		el.innerHTML = b.html;
+		el.querySelectorAll('details').forEach((d, i) => {
+			if (open[i] !== undefined) {
+				d.open = open[i];
+				d.dataset.touched = '1';
+			}
+		});
+		el.querySelectorAll('.result').forEach((r, i) => {
+			if (expanded[i]) {
+				expand(/** @type {HTMLElement} */ (r), true);
+			}
+		});
+	}
+
+	function expand(/** @type {HTMLElement} */ result, on) {
+		const preview = result.querySelector('.preview');
+		const whole = result.querySelector('.whole');
+		const button = /** @type {HTMLButtonElement | null} */ (result.querySelector('.expand'));
+		if (preview === null || whole === null || button === null) {
+			return;
+		}
+		result.classList.toggle('expanded', on);
+		preview.toggleAttribute('hidden', on);
+		whole.toggleAttribute('hidden', !on);
+		button.textContent = on ? 'Show less' : `Show all ${button.dataset.lines} lines`;
+	}
+
+	function setBlocks(blocks, replace) {
+		const follow = replace || atEnd();
+		if (replace) {
+			log.textContent = '';
+		}
+		blocks.forEach(upsert);
+		empty.hidden = log.childElementCount > 0;
+		if (follow) {
+			scrollToEnd();
+		}
+	}
+
+	function setStatus(s, problem) {
+		ctxBar.classList.remove('warning', 'error');
+		if (problem) {
+			ctxBar.classList.add('error');
+			ctxLabel.textContent = `Reika: ${problem}`;
+			ctxFill.style.width = '0';
+			ctxShed.hidden = true;
+			return;
+		}
+		if (!s) {
+			ctxLabel.textContent = 'Reika: starting…';
+			ctxFill.style.width = '0';
+			ctxShed.hidden = true;
+			return;
+		}
+		if (s.level === 'warning' || s.level === 'error') {
+			ctxBar.classList.add(s.level);
+		}
+		ctxLabel.textContent = s.text;
+		ctxBar.title = s.tooltip || s.text;
+		if (typeof s.window === 'number' && s.window > 0) {
+			ctxFill.style.width = `${Math.min(100, (100 * s.size) / s.window).toFixed(1)}%`;
+			if (typeof s.shedPoint === 'number') {
+				ctxShed.hidden = false;
+				ctxShed.style.left = `${Math.min(100, (100 * s.shedPoint) / s.window).toFixed(1)}%`;
+			} else {
+				ctxShed.hidden = true;
+			}
+		} else {
+			ctxFill.style.width = '0';
+			ctxShed.hidden = true;
+		}
+	}
+
+	function setRunning(on, text) {
+		running = on;
+		send.textContent = on ? 'Stop' : 'Send';
+		send.classList.toggle('stop', on);
+		send.title = on ? 'Stop the running turn' : 'Send (Enter)';
+		progress.hidden = !on;
+		progress.textContent = on ? text || 'Working…' : '';
+	}
+
+	function setAttachment(label) {
+		if (label !== attachLabel) {
+			attachOn = true;
+		}
+		attachLabel = label || '';
+		attachment.hidden = attachLabel === '' || !attachOn;
+		attachmentLabel.textContent = attachLabel;
+	}
+
+	/** Shows the approval waiting for the user, with a button per action
+	 * (the first one primary); null hides it. */
+	function setApproval(a) {
+		approvalActions.textContent = '';
+		approval.hidden = !a;
+		if (!a) {
+			return;
+		}
+		approvalMessage.textContent = a.message;
+		a.actions.forEach((title, i) => {
+			const b = document.createElement('button');
+			b.type = 'button';
+			b.textContent = title;
+			if (i > 0) {
+				b.className = 'secondary';
+			}
+			b.addEventListener('click', () => vscode.postMessage({ type: 'approve', title }));
+			approvalActions.appendChild(b);
+		});
+		if (atEnd()) {
+			scrollToEnd();
+		}
+	}
+
+	/** Sends the input; while a turn runs, Enter keeps the text (the Stop
+	 * button stops the turn). */
+	function submit() {
+		if (running) {
+			return;
+		}
+		const text = input.value.trim();
+		if (text === '') {
+			return;
+		}
+		vscode.postMessage({ type: 'ask', text, attach: attachLabel !== '' && attachOn });
+		input.value = '';
+		vscode.setState({ draft: '' });
+		autosize();
+	}
+
+	function autosize() {
+		input.style.height = 'auto';
+		input.style.height = `${Math.min(input.scrollHeight, 240)}px`;
+	}
+
+	input.addEventListener('keydown', (e) => {
+		if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+			e.preventDefault();
+			submit();
+		}
+	});
+	input.addEventListener('input', () => {
+		vscode.setState({ draft: input.value });
+		autosize();
+	});
+	send.addEventListener('click', () => {
+		if (running) {
+			vscode.postMessage({ type: 'cancel' });
+		} else {
+			submit();
+		}
+	});
+	$('detach').addEventListener('click', () => {
+		attachOn = false;
+		attachment.hidden = true;
+		input.focus();
+	});
+	document.querySelectorAll('[data-command]').forEach((b) => {
+		b.addEventListener('click', () => vscode.postMessage({ type: 'command', id: /** @type {HTMLElement} */ (b).dataset.command }));
+	});
+	log.addEventListener('click', (e) => {
+		const target = /** @type {HTMLElement} */ (e.target);
+		const button = target.closest('.expand');
+		if (button !== null) {
+			const result = /** @type {HTMLElement} */ (button.closest('.result'));
+			expand(result, !result.classList.contains('expanded'));
+			return;
+		}
+		const summary = target.closest('summary');
+		if (summary !== null && summary.parentElement !== null) {
+			summary.parentElement.dataset.touched = '1';
+		}
+	});
+
+	window.addEventListener('message', (event) => {
+		const m = event.data;
+		switch (m.type) {
+			case 'reset':
+				setBlocks(m.blocks, true);
+				break;
+			case 'upsert':
+				setBlocks(m.blocks, false);
+				break;
+			case 'status':
+				setStatus(m.status, m.problem);
+				break;
+			case 'turn':
+				setRunning(m.running, m.progress);
+				break;
+			case 'attachment':
+				setAttachment(m.label);
+				break;
+			case 'approval':
+				setApproval(m.approval);
+				break;
+			case 'focus':
+				input.focus();
+				break;
+		}
+	});
+
+	autosize();
+	vscode.postMessage({ type: 'ready' });
+})();
