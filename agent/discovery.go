@@ -33,6 +33,17 @@ func (a *Agent) startDiscovery(model Model, wait time.Duration) {
 	}()
 }
 
+// rediscover looks for the engine again, in the background, after a turn
+// found it unreachable: when it answers, the status turns back by itself
+// rather than at the next ask.
+func (a *Agent) rediscover() {
+	wait := a.retryWait()
+	a.mu.Lock()
+	m := a.model
+	a.mu.Unlock()
+	a.startDiscovery(m, wait)
+}
+
 // stopDiscoveryLoop stops the discovery running, if any.
 func (a *Agent) stopDiscoveryLoop() {
 	a.mu.Lock()

@@ -39,15 +39,23 @@ func (w *statusWatch) Status(s agent.Status) {
 // waitFor waits until a status satisfies ok, and returns it.
 func (w *statusWatch) waitFor(t *testing.T, what string, ok func(agent.Status) bool) agent.Status {
 	t.Helper()
+	s, _ := w.waitFrom(t, 0, what, ok)
+	return s
+}
+
+// waitFrom waits until a status published as the from-th or later (0-based)
+// satisfies ok, and returns it with its index.
+func (w *statusWatch) waitFrom(t *testing.T, from int, what string, ok func(agent.Status) bool) (agent.Status, int) {
+	t.Helper()
 	timer := time.AfterFunc(hangGuard, func() { w.cond.Broadcast() })
 	defer timer.Stop()
 	deadline := time.Now().Add(hangGuard)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for {
-		for _, s := range w.statuses {
-			if ok(s) {
-				return s
+		for i := from; i < len(w.statuses); i++ {
+			if s := w.statuses[i]; ok(s) {
+				return s, i
 			}
 		}
 		if time.Now().After(deadline) {
@@ -141,4 +149,43 @@ func onlyLogName(t *testing.T, state string) string {
 	t.Helper()
 	p := onlyLog(t, state)
 	return p[strings.LastIndex(p, "/")+1:]
+}
+
+// TestEngineBackAfterATurnFoundItDown: the engine was up, goes down, and a
+// turn fails as unreachable; when it comes back on its port, the status
+// turns back to ok by itself, without another ask.
+func TestEngineBackAfterATurnFoundItDown(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	addr := freeAddr(t)
+	first, err := enginetest.Listen(enginetest.Options{Window: 16000, Script: enginetest.Sequence(enginetest.Text("hello"))}, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, err := engine.New(engine.Config{BaseURL: "http://" + addr + "/v1", CacheDir: t.TempDir(), ModelsURL: "http://127.0.0.1:1/never"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newStatusWatch()
+	a, err := agent.New(agent.Options{Workspace: diskWorkspace{root: t.TempDir()}, Model: model, StateDir: t.TempDir(),
+		Events: w, Settings: agent.Settings{Approve: agent.ApproveAll}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	agent.SetDiscoveryRetry(a, 20*time.Millisecond)
+	if res := a.Ask(context.Background(), agent.AskParams{Prompt: "hi"}); res.Status != agent.AskDone {
+		t.Fatalf("ask with the engine up: %+v", res)
+	}
+	first.Close()
+	if res := a.Ask(context.Background(), agent.AskParams{Prompt: "still there?"}); res.Status != agent.AskError || !strings.Contains(res.Message, "unreachable") {
+		t.Fatalf("ask with the engine down: %+v", res)
+	}
+	_, down := w.waitFrom(t, 0, "at level error", func(s agent.Status) bool { return s.Level == agent.LevelError })
+	second, err := enginetest.Listen(enginetest.Options{Window: 16000, Script: enginetest.Sequence(enginetest.Text("back"))}, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	w.waitFrom(t, down+1, "back at level ok", func(s agent.Status) bool { return s.Level == agent.LevelOK && s.Window != nil })
+	a.Close()
 }

@@ -76,6 +76,7 @@ func (r *run) end(ctx context.Context, err error) AskResult {
 		var u *UnreachableError
 		if errors.As(err, &u) {
 			r.a.notice("engine", LevelError, err.Error())
+			r.a.rediscover()
 		}
 		return AskResult{Status: AskError, Message: err.Error()}
 	}

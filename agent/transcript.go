@@ -44,11 +44,14 @@ func (a *Agent) Transcript(maxChars int) (TranscriptPage, error) {
 		maxChars = DefaultTranscriptChars
 	}
 	maxChars = min(maxChars, MaxTranscriptChars)
-	path := a.transcriptLog()
+	path, size, err := a.transcriptLog()
+	if err != nil {
+		return TranscriptPage{Events: []Event{}}, err
+	}
 	if path == "" {
 		return TranscriptPage{Events: []Event{}}, nil
 	}
-	recs, err := readLog(path)
+	recs, err := readLog(path, size)
 	if err != nil {
 		return TranscriptPage{Events: []Event{}}, err
 	}
@@ -58,24 +61,27 @@ func (a *Agent) Transcript(maxChars int) (TranscriptPage, error) {
 	return page, nil
 }
 
-// transcriptLog is the log of the current session, else (when the agent
-// resumes) the workspace's last one; "" when there is neither.
-func (a *Agent) transcriptLog() string {
+// transcriptLog is the log of the current session and the size of it the
+// session has synced (what a running turn appends after that is left out),
+// else (when the agent resumes) the workspace's last log, whole (size -1);
+// "" when there is neither.
+func (a *Agent) transcriptLog() (path string, size int64, err error) {
 	a.mu.Lock()
 	sess := a.sess
 	a.mu.Unlock()
 	if sess != nil {
-		return sess.log.path
+		size, err := sess.log.synced()
+		return sess.log.path, size, err
 	}
 	if !a.opts.Resume {
-		return ""
+		return "", 0, nil
 	}
 	dir := sessionsDir(a.stateDir, a.opts.Workspace.Root())
 	id, err := os.ReadFile(filepath.Join(dir, "last"))
 	if err != nil {
-		return ""
+		return "", 0, nil
 	}
-	return filepath.Join(dir, strings.TrimSpace(string(id))+".jsonl")
+	return filepath.Join(dir, strings.TrimSpace(string(id))+".jsonl"), -1, nil
 }
 
 // transcriptEvents turns a session log into the events its turns emitted.

@@ -337,6 +337,18 @@ func TestUnreachable(t *testing.T) {
 	if _, err := c.Complete(ctx(t), userReq("hi"), nil); !errors.As(err, &u) {
 		t.Errorf("Complete: %v", err)
 	}
+	// The hint names the setting where the user set the URL.
+	for from, want := range map[string]string{
+		"editor":        "set reika.baseUrl in the editor's settings",
+		"env":           "set REIKA_BASE_URL to",
+		"profile local": "set baseUrl in the local profile of config.toml",
+		"":              "set REIKA_BASE_URL (reika.baseUrl in the editor)",
+	} {
+		c, _ := New(Config{BaseURL: "http://" + addr + "/v1", BaseURLFrom: from, CacheDir: t.TempDir(), HTTPClient: testHTTP(t, nil)})
+		if _, err := c.Info(ctx(t)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("from %q: %v, want %q in it", from, err, want)
+		}
+	}
 }
 
 func TestNewRejectsBadConfig(t *testing.T) {

@@ -56,6 +56,10 @@ type Config struct {
 	// http://127.0.0.1:8080/v1 (llama-server's default); "" means
 	// agent.DefaultBaseURL.
 	BaseURL string
+	// BaseURLFrom is where BaseURL came from, as agent.Settings.Sources
+	// says ("editor", "env", "profile NAME"; "" for the default): an
+	// unreachable engine's hint names the setting to change there.
+	BaseURLFrom string
 	// APIKey is sent as a bearer token. It never appears in a log line or
 	// an error.
 	APIKey string
@@ -90,7 +94,8 @@ type Config struct {
 // base URL, API key, model, context window and catalog URL. The caller adds
 // the HTTP client and the logger.
 func ConfigFromSettings(s agent.Settings) Config {
-	return Config{BaseURL: s.BaseURL, APIKey: s.APIKey, Model: s.Model, ContextWindow: s.ContextWindow, ModelsURL: s.ModelsURL}
+	return Config{BaseURL: s.BaseURL, BaseURLFrom: s.Sources["baseUrl"], APIKey: s.APIKey, Model: s.Model,
+		ContextWindow: s.ContextWindow, ModelsURL: s.ModelsURL}
 }
 
 // Retry bounds retries. The zero value means the defaults.

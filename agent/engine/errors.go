@@ -112,7 +112,22 @@ func (c *Client) unreachableHint() string {
 			port = "443"
 		}
 	}
-	return "is the engine running? start llama-server (llama-server -m MODEL.gguf --jinja --port " + port + ") or set REIKA_BASE_URL to your engine's URL"
+	return "is the engine running? start llama-server (llama-server -m MODEL.gguf --jinja --port " + port + ") or " + baseURLHint(c.cfg.BaseURLFrom)
+}
+
+// baseURLHint says how to point reika at the engine, in the place the base
+// URL came from (agent.Settings.Sources).
+func baseURLHint(from string) string {
+	switch {
+	case from == "editor":
+		return "set reika.baseUrl in the editor's settings to your engine's URL"
+	case from == "env":
+		return "set REIKA_BASE_URL to your engine's URL"
+	case strings.HasPrefix(from, "profile "):
+		return "set baseUrl in the " + strings.TrimPrefix(from, "profile ") + " profile of config.toml to your engine's URL"
+	default:
+		return "set REIKA_BASE_URL (reika.baseUrl in the editor) to your engine's URL"
+	}
 }
 
 // authHint is what a 401 or 403 suggests.

@@ -668,10 +668,9 @@ test('the extension in real VS Code (code-server) against the fake engine', { ti
 			await ed.shot('engine-down');
 		});
 
-		// Needs the server to find the engine again by itself and publish
-		// its status (issue 15; the agent's background discovery): off until
-		// that lands, on with REIKA_EDITOR_ENGINE_BACK=1.
-		await t.test('the engine back: the chip leaves the error colour without another ask', { skip: process.env.REIKA_EDITOR_ENGINE_BACK !== '1' && 'needs the agent to retry discovery (REIKA_EDITOR_ENGINE_BACK=1)' }, async () => {
+		// The server finds the engine again by itself (the agent retries
+		// discovery after a turn found it unreachable) and publishes its status.
+		await t.test('the engine back: the chip leaves the error colour without another ask', async () => {
 			const port = new URL(engineURL).port;
 			const again = spawn(engineBin, ['-addr', `127.0.0.1:${port}`, '-ctx', String(engineWindow), '-script', path.join(__dirname, 'fakeengine-editor.json'), '-stdin'], {
 				env,
