@@ -16,30 +16,6 @@ import (
 	"github.com/reika-lsp/reika-lsp/agent"
 )
 
-// Command names (PROTOCOL.md).
-const (
-	CmdAsk        = "reika.ask"
-	CmdCompact    = "reika.compact"
-	CmdCancel     = "reika.cancel"
-	CmdStatus     = "reika.status"
-	CmdSave       = "reika.save"
-	CmdNewSession = "reika.newSession"
-	CmdTranscript = "reika.transcript"
-)
-
-// Commands lists the commands the server advertises, in PROTOCOL.md's order.
-var Commands = []string{CmdAsk, CmdCompact, CmdCancel, CmdStatus, CmdSave, CmdNewSession, CmdTranscript}
-
-// Custom notifications and the code action (PROTOCOL.md).
-const (
-	MethodTranscript = "reika/transcript"
-	MethodStatus     = "reika/status"
-	// KindCompactContext is the kind of the Compact context code action.
-	KindCompactContext = "source.compactContext"
-	// TitleCompactContext is its title.
-	TitleCompactContext = "Compact context"
-)
-
 // configPullTimeout bounds a workspace/configuration request.
 const configPullTimeout = 10 * time.Second
 

@@ -11,9 +11,6 @@ import (
 	"go.lsp.dev/protocol"
 )
 
-// progressTitle is the title of every work-done progress.
-const progressTitle = "Reika"
-
 // maxHeldReports bounds the reports held while the client has not
 // answered create.
 const maxHeldReports = 64
