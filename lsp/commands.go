@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
 	"github.com/reika-lsp/reika-lsp/agent"
@@ -143,13 +142,13 @@ func (s *server) cmdAsk(ctx context.Context, p *executeCommandParams) (any, erro
 		case <-time.After(askGrace):
 			s.logf("lsp: the agent has not stopped %v after its turn was cancelled; answering now", askGrace)
 			if ctx.Err() != nil {
-				return nil, protocol.ErrRequestCancelled
+				return nil, errRequestCancelled
 			}
 			return jsonResult(agent.AskResult{Session: svc.Status().Session, Status: agent.AskCancelled, Message: "cancelled; the agent is still stopping"})
 		}
 	}
 	if ctx.Err() != nil {
-		return nil, protocol.ErrRequestCancelled
+		return nil, errRequestCancelled
 	}
 	return jsonResult(t.result)
 }
@@ -177,16 +176,6 @@ func askEndMessage(res agent.AskResult) string {
 		return "Failed: " + res.Message
 	}
 	return "Failed"
-}
-
-// errorMessage is the message of an error for a result: a JSON-RPC error's
-// own message.
-func errorMessage(err error) string {
-	var wire *jsonrpc2.Error
-	if errors.As(err, &wire) {
-		return wire.Message
-	}
-	return err.Error()
 }
 
 // attachment reads the selection a reika.ask attaches: uri with range is
@@ -258,7 +247,7 @@ func (s *server) cmdCompact(ctx context.Context, p *executeCommandParams) (any, 
 	s.mu.Unlock()
 	s.sendStatus(svc.Status(), true)
 	if ctx.Err() != nil {
-		return nil, protocol.ErrRequestCancelled
+		return nil, errRequestCancelled
 	}
 	return jsonResult(res)
 }
