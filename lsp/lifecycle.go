@@ -246,10 +246,6 @@ func (s *server) currentAgent() agent.Service {
 	return s.svc
 }
 
-func placeholderStatus(level, tooltip string) agent.Status {
-	return agent.Status{Text: "ctx –", Tooltip: tooltip, Level: level, WindowSource: agent.SourceNone}
-}
-
 // didChangeConfiguration applies the editor's new settings: those in the
 // notification when it carries a "reika" object (VS Code's push), else
 // those workspace/configuration returns for section "reika" (the pull

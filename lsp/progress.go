@@ -161,31 +161,6 @@ func (s *server) reportProgress(text string) {
 	}
 }
 
-// progressCancel stops the turn whose progress the user cancelled.
-func (s *server) progressCancel(raw json.RawMessage) {
-	var p progressCancelParams
-	if err := decodeParams(raw, &p); err != nil {
-		s.logf("lsp: window/workDoneProgress/cancel: %v", err)
-		return
-	}
-	key, ok := tokenKey(p.Token)
-	if !ok {
-		s.logf("lsp: window/workDoneProgress/cancel: bad token %s", truncate(string(p.Token), 64))
-		return
-	}
-	s.mu.Lock()
-	var hit []*turn
-	for _, t := range []*turn{s.turn, s.compact} {
-		if t != nil && t.progress != nil && t.progress.key == key {
-			hit = append(hit, t)
-		}
-	}
-	s.mu.Unlock()
-	for _, t := range hit {
-		t.cancel()
-	}
-}
-
 // shorten makes a prompt fit a progress message: its first line, at most
 // 60 characters.
 func shorten(prompt string) string {

@@ -66,6 +66,19 @@ func TestInitializeAdvertisesCapabilities(t *testing.T) {
 	}
 }
 
+// Every advertised command runs, and nothing else does.
+func TestCommandTableRunsTheAdvertisedCommands(t *testing.T) {
+	var names []string
+	for name := range commandTable {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	want := slices.Sorted(slices.Values(Commands))
+	if !slices.Equal(names, want) {
+		t.Errorf("commandTable runs %v; Commands advertises %v", names, want)
+	}
+}
+
 func TestRequestBeforeInitializeIsRefused(t *testing.T) {
 	h := start(t, harnessOptions{})
 	err := h.command(CmdStatus, nil, nil)
