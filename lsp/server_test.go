@@ -89,7 +89,7 @@ func TestRequestBeforeInitializeIsRefused(t *testing.T) {
 	path := h.root + "/a.go"
 	h.c.Notify(h.ctx, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": "file://" + path, "languageId": "go", "version": 1, "text": "early"}})
 	f := h.initialized()
-	if _, err := f.opts.Workspace.ReadFile(path); err == nil {
+	if _, err := f.Opts.Workspace.ReadFile(path); err == nil {
 		t.Error("a didOpen sent before initialize was applied")
 	}
 	var st agent.Status
@@ -145,7 +145,7 @@ func TestAskStreamsTranscriptProgressAndStatus(t *testing.T) {
 	if res.Status != agent.AskDone || res.Session != "s1" {
 		t.Fatalf("ask = %+v", res)
 	}
-	if asks := f.askLog(); len(asks) != 1 || asks[0].Prompt != "say hello\nplease" || asks[0].Attachment != nil {
+	if asks := f.Asks(); len(asks) != 1 || asks[0].Prompt != "say hello\nplease" || asks[0].Attachment != nil {
 		t.Errorf("agent got %+v", asks)
 	}
 
