@@ -61,5 +61,7 @@
 // handlers and in the agent are logged and answered with an error.
 //
 // Package lsptest is a scriptable client for tests of the server, in
-// process or against the binary.
+// process or against the binary; lsptest/scripted a scripted agent.Service
+// to serve over; lsptest/cmd/scriptedlsp the server over that agent as a
+// binary, for the editors' tests.
 package lsp
