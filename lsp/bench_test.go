@@ -30,7 +30,7 @@ func streaming(interval time.Duration, started chan<- struct{}) func(context.Con
 			ev.Transcript(agent.Event{Session: "s1", Turn: 1, Round: i / 50, Kind: agent.EventAssistant, Text: "token ", Delta: true})
 			if i%50 == 0 {
 				ev.Progress(agent.Progress{Turn: 1, Round: i / 50, Text: fmt.Sprintf("round %d", i/50)})
-				ev.Status(f.Resize(i*10))
+				ev.Status(f.Resize(i * 10))
 			}
 		}
 	}
