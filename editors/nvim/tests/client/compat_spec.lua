@@ -76,6 +76,16 @@ t.it('starts a client with no buffer on Neovim ' .. this, function()
   stop(c)
 end)
 
+-- model_now asks the server for its status (reika.status) and returns
+-- the model it names.
+local function model_now(c)
+  local r = compat.request_sync(c, 'workspace/executeCommand', {
+    command = 'reika.status',
+    arguments = {},
+  }, 5000)
+  return r and r.result and r.result.model
+end
+
 t.it('sends requests and notifications, and stops, on Neovim ' .. this, function()
   local root = H.workspace({})
   local c = vim.lsp.get_client_by_id(compat.start(config(root), nil, reuse))
@@ -97,11 +107,7 @@ t.it('sends requests and notifications, and stops, on Neovim ' .. this, function
   t.matches('^ctx ', got.result.text, 'a status')
   -- The server answers with a placeholder until its agent is built.
   t.wait('the status of the agent', function()
-    local r = compat.request_sync(c, 'workspace/executeCommand', {
-      command = 'reika.status',
-      arguments = {},
-    }, 5000)
-    return r and r.result and r.result.model == 'scripted-model'
+    return model_now(c) == 'scripted-model'
   end)
   -- A notification the server acts on: new settings, which it takes from
   -- the notification (it would pull them with workspace/configuration
@@ -110,11 +116,7 @@ t.it('sends requests and notifications, and stops, on Neovim ' .. this, function
   c.settings = c.config.settings
   compat.notify(c, 'workspace/didChangeConfiguration', { settings = c.config.settings })
   t.wait('the new settings to reach the server', function()
-    local r = compat.request_sync(c, 'workspace/executeCommand', {
-      command = 'reika.status',
-      arguments = {},
-    }, 5000)
-    return r and r.result and r.result.model == 'via-notify'
+    return model_now(c) == 'via-notify'
   end)
   compat.stop(c)
   t.wait('the server to exit', function()
