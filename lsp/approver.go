@@ -10,13 +10,6 @@ import (
 	"github.com/reika-lsp/reika-lsp/agent/tools"
 )
 
-// The actions of an approval request, in the order of agent.Decision.
-const (
-	ActionAllow        = "Allow"
-	ActionAllowSession = "Allow for this session"
-	ActionDeny         = "Deny"
-)
-
 // maxApprovalDetail bounds the diff shown in an approval request of an
 // edit; editors show the message in a dialog or a prompt. Anything else (a
 // command, a URL, a path) is shown whole: the bash tool never asks to run a

@@ -17,7 +17,7 @@ import (
 // a round's progress report and status every 50) until it is cancelled.
 func streaming(interval time.Duration, started chan<- struct{}) func(context.Context, *fakeAgent, agent.AskParams) agent.AskResult {
 	return func(ctx context.Context, f *fakeAgent, p agent.AskParams) agent.AskResult {
-		ev := f.opts.Events
+		ev := f.Opts.Events
 		close(started)
 		tick := time.NewTicker(interval)
 		defer tick.Stop()
@@ -30,7 +30,7 @@ func streaming(interval time.Duration, started chan<- struct{}) func(context.Con
 			ev.Transcript(agent.Event{Session: "s1", Turn: 1, Round: i / 50, Kind: agent.EventAssistant, Text: "token ", Delta: true})
 			if i%50 == 0 {
 				ev.Progress(agent.Progress{Turn: 1, Round: i / 50, Text: fmt.Sprintf("round %d", i/50)})
-				ev.Status(f.statusAt(i*10, true))
+				ev.Status(f.Resize(i * 10))
 			}
 		}
 	}
@@ -41,7 +41,7 @@ func streaming(interval time.Duration, started chan<- struct{}) func(context.Con
 // tokens). It reports the median and 99th percentile.
 func BenchmarkStatusDuringTurn(b *testing.B) {
 	started := make(chan struct{})
-	h := start(b, harnessOptions{setup: func(f *fakeAgent) { f.ask = streaming(time.Millisecond, started) }})
+	h := start(b, harnessOptions{setup: func(f *fakeAgent) { f.Turn = streaming(time.Millisecond, started) }})
 	h.initialized()
 	ask := h.c.Go(context.Background(), "workspace/executeCommand", map[string]any{"command": CmdAsk, "arguments": []any{map[string]any{"prompt": "stream"}}}, nil)
 	<-started

@@ -17,4 +17,9 @@ func TestDependencyDirection(t *testing.T) {
 	)
 	// The test client knows the protocol, not the agent.
 	deptest.Forbid(t, "./lsptest", "github.com/reika-lsp/reika-lsp/agent")
+	// The test support (the client, the scripted agent, the server over
+	// it) stays out of the server and of the production binary.
+	for _, pkg := range []string{".", "github.com/reika-lsp/reika-lsp/cmd/reika-lsp"} {
+		deptest.Forbid(t, pkg, "github.com/reika-lsp/reika-lsp/lsp/lsptest")
+	}
 }

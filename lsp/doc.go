@@ -2,6 +2,17 @@
 // an editor as PROTOCOL.md describes, over go.lsp.dev/jsonrpc2 v1.0.1 with
 // go.lsp.dev/protocol v1.0.1 types.
 //
+// The files follow the protocol, one feature each: protocol.go holds the
+// names PROTOCOL.md fixes; handler.go the table of requests and
+// notifications and the handler chain; lifecycle.go initialize,
+// initialized, shutdown and exit; agent.go the agent's lifetime;
+// settings.go the editor's settings; command.go the table of commands,
+// each in a file named for it (ask.go, compact.go, cancel.go, status.go,
+// save.go, newsession.go, transcript.go), with attachment.go for the
+// selection an ask attaches; codeaction.go the Compact context code
+// action; errors.go every JSON-RPC error; serve.go, stream.go and wire.go
+// the connection, its framing and what goes over it.
+//
 // Serve runs one connection. After initialize and initialized it builds
 // the agent with Config.NewAgent, handing it this package's implementations
 // of the agent's front-end interfaces:
@@ -16,9 +27,9 @@
 //   - agent.Events (events.go, progress.go): reika/transcript, reika/status,
 //     window/showMessage, and $/progress for the running turn.
 //
-// The commands (commands.go) are reika.ask, reika.compact, reika.cancel,
-// reika.status, reika.save and reika.newSession; the Compact context code
-// action runs reika.compact. reika.transcript (transcript.go) gives a
+// The commands are reika.ask, reika.compact, reika.cancel, reika.status,
+// reika.save and reika.newSession; the Compact context code action runs
+// reika.compact. reika.transcript (transcript.go) gives a
 // client that starts again (a reloaded window) the session's transcript:
 //
 //	arguments: [{"maxChars"?: number}]   (or [] / none: 1 MiB, at most 8 MiB)
@@ -50,5 +61,7 @@
 // handlers and in the agent are logged and answered with an error.
 //
 // Package lsptest is a scriptable client for tests of the server, in
-// process or against the binary.
+// process or against the binary; lsptest/scripted a scripted agent.Service
+// to serve over; lsptest/cmd/scriptedlsp the server over that agent as a
+// binary, for the editors' tests.
 package lsp

@@ -1,9 +1,6 @@
 package lsp
 
 import (
-	"bytes"
-	"encoding/json"
-
 	"go.lsp.dev/protocol"
 
 	"github.com/reika-lsp/reika-lsp/agent"
@@ -22,39 +19,6 @@ func (e events) Status(st agent.Status) { e.s.sendStatus(st, false) }
 func (e events) Notice(n agent.Notice) { e.s.showMessage(n.Level, n.Text) }
 
 func (e events) Progress(p agent.Progress) { e.s.reportProgress(p.Text) }
-
-// sendStatus sends reika/status. With dedupe, a status equal to the last
-// one sent is not sent again (the server's own sends at turn boundaries;
-// the agent's are always sent).
-func (s *server) sendStatus(st agent.Status, dedupe bool) {
-	b, err := json.Marshal(st)
-	if err != nil {
-		s.logf("lsp: encoding the status: %v", err)
-		return
-	}
-	s.statusMu.Lock()
-	defer s.statusMu.Unlock()
-	if dedupe && bytes.Equal(b, s.lastStatus) {
-		return
-	}
-	s.lastStatus = b
-	s.notify(MethodStatus, json.RawMessage(b))
-}
-
-// status is the status item now: the agent's, or what stands in for it
-// while it is being built or when it could not be.
-func (s *server) status() agent.Status {
-	s.mu.Lock()
-	svc, err := s.svc, s.svcErr
-	s.mu.Unlock()
-	switch {
-	case svc != nil:
-		return svc.Status()
-	case err != nil:
-		return placeholderStatus(agent.LevelError, "Reika is not running: "+err.Error())
-	}
-	return placeholderStatus(agent.LevelOK, "Reika is starting…")
-}
 
 // showMessage sends window/showMessage at a notice level ("info",
 // "warning" or "error").

@@ -3,7 +3,6 @@ package lsp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"runtime/debug"
 	"strings"
 
@@ -32,7 +31,7 @@ import (
 //     the release is copied.
 //   - Errors are always *jsonrpc2.Error with a real code (a plain Go error
 //     would go out with code 0); a cancelled request answers
-//     RequestCancelled.
+//     RequestCancelled. errors.go builds them all.
 
 // request is one request method.
 type request struct {
@@ -64,7 +63,7 @@ func (s *server) handle(ctx context.Context, req *jsonrpc2.Request) (result any,
 	defer func() {
 		if r := recover(); r != nil {
 			s.logf("lsp: BUG: panic handling %s: %v\n%s", method, r, debug.Stack())
-			result, err = nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "internal error handling %s: %v", method, r)
+			result, err = nil, internalError("internal error handling %s: %v", method, r)
 			if !req.IsCall() {
 				err = nil
 			}
@@ -95,7 +94,7 @@ func (s *server) handle(ctx context.Context, req *jsonrpc2.Request) (result any,
 	}
 	r, ok := requests[method]
 	if !ok {
-		return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "method not found: %s", method)
+		return nil, methodNotFound(method)
 	}
 	if !r.inline {
 		release()
@@ -112,12 +111,12 @@ func (s *server) gate(method string) error {
 	switch {
 	case method == protocol.MethodInitialize:
 		if initialized {
-			return jsonrpc2.NewError(jsonrpc2.InvalidRequest, "initialize was already received")
+			return invalidRequest("initialize was already received")
 		}
 	case !initialized:
-		return jsonrpc2.Errorf(jsonrpc2.ServerNotInitialized, "server not initialized: send initialize first (got %s)", method)
+		return notInitialized(method)
 	case s.shutdownSeen.Load():
-		return jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "the server is shut down (got %s after shutdown)", method)
+		return invalidRequest("the server is shut down (got %s after shutdown)", method)
 	}
 	return nil
 }
@@ -142,21 +141,6 @@ func (s *server) handleNotification(method string, params json.RawMessage) {
 		}
 	}
 	f(s, params)
-}
-
-// wireError turns a handler's error into a JSON-RPC error with a code.
-func wireError(ctx context.Context, err error) error {
-	if err == nil {
-		return nil
-	}
-	var wire *jsonrpc2.Error
-	if errors.As(err, &wire) {
-		return err
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
-		return protocol.ErrRequestCancelled
-	}
-	return requestFailed("%v", err)
 }
 
 // cancelPreempter answers $/cancelRequest on the read loop, before the

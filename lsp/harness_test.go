@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,206 +16,51 @@ import (
 
 	"github.com/reika-lsp/reika-lsp/agent"
 	"github.com/reika-lsp/reika-lsp/lsp/lsptest"
+	"github.com/reika-lsp/reika-lsp/lsp/lsptest/scripted"
 )
 
 // hangGuard bounds every wait in these tests. It is never a speed target:
 // a test that hits it has hung.
 const hangGuard = 10 * time.Second
 
-// fakeAgent is a scriptable agent.Service. Its turns are functions of the
-// test; by default a turn of two rounds that streams, reports and ends.
-type fakeAgent struct {
-	opts agent.Options
-
-	ask     func(ctx context.Context, f *fakeAgent, p agent.AskParams) agent.AskResult
-	compact func(ctx context.Context, f *fakeAgent) agent.CompactResult
-
-	mu        sync.Mutex
-	turns     int                // guarded by mu
-	running   context.CancelFunc // the running turn's cancel; guarded by mu
-	asks      []agent.AskParams  // guarded by mu
-	updates   []agent.Settings   // guarded by mu
-	saved     []string           // guarded by mu
-	session   string             // guarded by mu
-	closed    bool               // guarded by mu
-	cancelled int                // Cancel calls that stopped a turn; guarded by mu
-	// transcriptLimits are the maxChars of each Transcript call; guarded by mu
-	transcriptLimits []int
-}
+// fakeAgent is the scripted agent.Service the server runs over in these
+// tests; by default its turn is twoRounds.
+type fakeAgent = scripted.Agent
 
 func newFakeAgent(opts agent.Options) *fakeAgent {
-	return &fakeAgent{opts: opts, session: "s1", ask: twoRounds}
+	f := scripted.New(opts)
+	f.Turn = twoRounds
+	return f
 }
 
 // twoRounds is the default turn: the user event, two rounds each with a
 // streamed reply, a progress report and a status, then done.
 func twoRounds(ctx context.Context, f *fakeAgent, p agent.AskParams) agent.AskResult {
-	ev := f.opts.Events
-	turn := f.turnNumber()
-	ev.Transcript(agent.Event{Session: f.sessionID(), Turn: turn, Kind: agent.EventUser, Text: p.Prompt})
+	ev := f.Opts.Events
+	turn := f.Turns()
+	ev.Transcript(agent.Event{Session: f.Session(), Turn: turn, Kind: agent.EventUser, Text: p.Prompt})
 	for round := 1; round <= 2; round++ {
-		ev.Transcript(agent.Event{Session: f.sessionID(), Turn: turn, Round: round, Kind: agent.EventAssistant, Text: "hel", Delta: true})
-		ev.Transcript(agent.Event{Session: f.sessionID(), Turn: turn, Round: round, Kind: agent.EventAssistant, Text: "lo", Delta: true})
-		ev.Transcript(agent.Event{Session: f.sessionID(), Turn: turn, Round: round, Kind: agent.EventAssistant, Text: "hello", Tokens: 7})
+		ev.Transcript(agent.Event{Session: f.Session(), Turn: turn, Round: round, Kind: agent.EventAssistant, Text: "hel", Delta: true})
+		ev.Transcript(agent.Event{Session: f.Session(), Turn: turn, Round: round, Kind: agent.EventAssistant, Text: "lo", Delta: true})
+		ev.Transcript(agent.Event{Session: f.Session(), Turn: turn, Round: round, Kind: agent.EventAssistant, Text: "hello", Tokens: 7})
 		ev.Progress(agent.Progress{Turn: turn, Round: round, Text: fmt.Sprintf("round %d · ctx %dk/24k", round, round)})
-		ev.Status(f.statusAt(round*1000, true))
+		ev.Status(f.Resize(round * 1000))
 	}
-	return agent.AskResult{Session: f.sessionID(), Status: agent.AskDone}
+	return agent.AskResult{Session: f.Session(), Status: agent.AskDone}
 }
 
 // untilCancelled is a turn that reports one round, then runs until it is
 // cancelled. started is closed once the round is reported.
 func untilCancelled(started chan<- struct{}) func(context.Context, *fakeAgent, agent.AskParams) agent.AskResult {
 	return func(ctx context.Context, f *fakeAgent, p agent.AskParams) agent.AskResult {
-		ev := f.opts.Events
-		ev.Transcript(agent.Event{Session: f.sessionID(), Turn: f.turnNumber(), Kind: agent.EventUser, Text: p.Prompt})
+		ev := f.Opts.Events
+		ev.Transcript(agent.Event{Session: f.Session(), Turn: f.Turns(), Kind: agent.EventUser, Text: p.Prompt})
 		ev.Progress(agent.Progress{Turn: 1, Round: 1, Text: "round 1"})
-		ev.Status(f.statusAt(1000, true))
+		ev.Status(f.Resize(1000))
 		close(started)
 		<-ctx.Done()
-		return agent.AskResult{Session: f.sessionID(), Status: agent.AskCancelled}
+		return agent.AskResult{Session: f.Session(), Status: agent.AskCancelled}
 	}
-}
-
-func (f *fakeAgent) turnNumber() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.turns
-}
-
-func (f *fakeAgent) sessionID() string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.session
-}
-
-func (f *fakeAgent) statusAt(size int, busy bool) agent.Status {
-	window, shed, pct := 24000, 19756, size*100/19756
-	level := agent.LevelOK
-	if pct >= 80 {
-		level = agent.LevelWarning
-	}
-	return agent.Status{
-		Text: fmt.Sprintf("ctx %dk/24k (%d%% of 20k)", size/1000, pct), Level: level, Busy: busy,
-		Size: size, Window: &window, ShedPoint: &shed, Percent: &pct, WindowSource: agent.SourceSetting,
-		Model: "fake", Session: f.sessionID(),
-	}
-}
-
-func (f *fakeAgent) Ask(ctx context.Context, p agent.AskParams) agent.AskResult {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	f.mu.Lock()
-	if f.running != nil {
-		f.mu.Unlock()
-		return agent.AskResult{Session: f.sessionID(), Status: agent.AskError, Message: "a turn is running"}
-	}
-	f.running = cancel
-	f.turns++
-	f.asks = append(f.asks, p)
-	f.mu.Unlock()
-	defer func() {
-		f.mu.Lock()
-		f.running = nil
-		f.mu.Unlock()
-	}()
-	return f.ask(ctx, f, p)
-}
-
-func (f *fakeAgent) Compact(ctx context.Context) agent.CompactResult {
-	if f.compact != nil {
-		return f.compact(ctx, f)
-	}
-	f.opts.Events.Notice(agent.Notice{Level: "info", Text: "Nothing to fold"})
-	return agent.CompactResult{Message: "Nothing to fold"}
-}
-
-func (f *fakeAgent) Cancel() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.running == nil {
-		return false
-	}
-	f.running()
-	f.cancelled++
-	return true
-}
-
-// Status is busy while a turn runs, as the real agent's is: the server
-// asks it whether one does.
-func (f *fakeAgent) Status() agent.Status { return f.statusAt(0, f.isRunning()) }
-
-func (f *fakeAgent) Save(path string) (string, error) {
-	if path == "" {
-		path = "/state/session.md"
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.saved = append(f.saved, path)
-	return path, nil
-}
-
-func (f *fakeAgent) NewSession() (string, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.session = fmt.Sprintf("s%d", len(f.session)+1)
-	f.turns = 0
-	return f.session, nil
-}
-
-func (f *fakeAgent) HasTurns() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.turns > 0
-}
-
-// Transcript answers with no events and records the limit asked for.
-func (f *fakeAgent) Transcript(maxChars int) (agent.TranscriptPage, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.transcriptLimits = append(f.transcriptLimits, maxChars)
-	return agent.TranscriptPage{Session: f.session, Events: []agent.Event{}}, nil
-}
-
-func (f *fakeAgent) UpdateSettings(s agent.Settings) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.updates = append(f.updates, s)
-	return nil
-}
-
-func (f *fakeAgent) Close() error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.closed = true
-	if f.running != nil {
-		f.running()
-	}
-	return nil
-}
-
-func (f *fakeAgent) askLog() []agent.AskParams {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.asks)
-}
-
-func (f *fakeAgent) settingsLog() []agent.Settings {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.updates)
-}
-
-func (f *fakeAgent) isRunning() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.running != nil
-}
-
-func (f *fakeAgent) isClosed() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.closed
 }
 
 // harness is one server in-process, driven through a pipe by a test client.

@@ -11,9 +11,6 @@ import (
 	"go.lsp.dev/protocol"
 )
 
-// progressTitle is the title of every work-done progress.
-const progressTitle = "Reika"
-
 // maxHeldReports bounds the reports held while the client has not
 // answered create.
 const maxHeldReports = 64
@@ -161,31 +158,6 @@ func (s *server) reportProgress(text string) {
 	s.mu.Unlock()
 	if t != nil {
 		t.progress.reportText(text)
-	}
-}
-
-// progressCancel stops the turn whose progress the user cancelled.
-func (s *server) progressCancel(raw json.RawMessage) {
-	var p progressCancelParams
-	if err := decodeParams(raw, &p); err != nil {
-		s.logf("lsp: window/workDoneProgress/cancel: %v", err)
-		return
-	}
-	key, ok := tokenKey(p.Token)
-	if !ok {
-		s.logf("lsp: window/workDoneProgress/cancel: bad token %s", truncate(string(p.Token), 64))
-		return
-	}
-	s.mu.Lock()
-	var hit []*turn
-	for _, t := range []*turn{s.turn, s.compact} {
-		if t != nil && t.progress != nil && t.progress.key == key {
-			hit = append(hit, t)
-		}
-	}
-	s.mu.Unlock()
-	for _, t := range hit {
-		t.cancel()
 	}
 }
 

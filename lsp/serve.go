@@ -177,22 +177,6 @@ func (s *server) goTracked(f func()) {
 	}()
 }
 
-// closeAgent closes the agent, once.
-func (s *server) closeAgent() {
-	s.mu.Lock()
-	svc := s.svc
-	s.svc = nil
-	if svc != nil {
-		s.svcErr = errors.New("the server is shutting down")
-	}
-	s.mu.Unlock()
-	if svc != nil {
-		if err := svc.Close(); err != nil {
-			s.logf("lsp: closing the agent: %v", err)
-		}
-	}
-}
-
 // notify sends a notification; a failure is logged (once: after the
 // connection is gone every send fails the same way).
 func (s *server) notify(method string, params any) {

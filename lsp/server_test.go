@@ -66,6 +66,19 @@ func TestInitializeAdvertisesCapabilities(t *testing.T) {
 	}
 }
 
+// Every advertised command runs, and nothing else does.
+func TestCommandTableRunsTheAdvertisedCommands(t *testing.T) {
+	var names []string
+	for name := range commandTable {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	want := slices.Sorted(slices.Values(Commands))
+	if !slices.Equal(names, want) {
+		t.Errorf("commandTable runs %v; Commands advertises %v", names, want)
+	}
+}
+
 func TestRequestBeforeInitializeIsRefused(t *testing.T) {
 	h := start(t, harnessOptions{})
 	err := h.command(CmdStatus, nil, nil)
@@ -76,7 +89,7 @@ func TestRequestBeforeInitializeIsRefused(t *testing.T) {
 	path := h.root + "/a.go"
 	h.c.Notify(h.ctx, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": "file://" + path, "languageId": "go", "version": 1, "text": "early"}})
 	f := h.initialized()
-	if _, err := f.opts.Workspace.ReadFile(path); err == nil {
+	if _, err := f.Opts.Workspace.ReadFile(path); err == nil {
 		t.Error("a didOpen sent before initialize was applied")
 	}
 	var st agent.Status
@@ -132,7 +145,7 @@ func TestAskStreamsTranscriptProgressAndStatus(t *testing.T) {
 	if res.Status != agent.AskDone || res.Session != "s1" {
 		t.Fatalf("ask = %+v", res)
 	}
-	if asks := f.askLog(); len(asks) != 1 || asks[0].Prompt != "say hello\nplease" || asks[0].Attachment != nil {
+	if asks := f.Asks(); len(asks) != 1 || asks[0].Prompt != "say hello\nplease" || asks[0].Attachment != nil {
 		t.Errorf("agent got %+v", asks)
 	}
 

@@ -25,7 +25,7 @@ func TestSettingsFromInitializationOptions(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := start(t, harnessOptions{})
 			h.initialize(nil, tc.opts)
-			s := h.agent().opts.Settings
+			s := h.agent().Opts.Settings
 			if s.Model != tc.model || s.Debug != tc.debug || s.BaseURL != agent.DefaultBaseURL {
 				t.Errorf("settings = %+v", s)
 			}
@@ -69,8 +69,8 @@ func TestBadSettingsThenFixed(t *testing.T) {
 
 	config <- map[string]any{"contextWindow": 32000}
 	h.c.Notify(h.ctx, "workspace/didChangeConfiguration", map[string]any{"settings": nil})
-	if f := h.agent(); f.opts.Settings.ContextWindow != 32000 {
-		t.Errorf("agent built with %+v", f.opts.Settings)
+	if f := h.agent(); f.Opts.Settings.ContextWindow != 32000 {
+		t.Errorf("agent built with %+v", f.Opts.Settings)
 	}
 	h.waitNote(MethodStatus, func(m lsptest.Message) bool { return strings.Contains(string(m.Params), `"model":"fake"`) })
 }
@@ -86,14 +86,14 @@ func TestSettingsChanges(t *testing.T) {
 	f := h.agent()
 
 	h.c.Notify(h.ctx, "workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"reika": map[string]any{"model": "pushed"}}})
-	waitFor(t, h.ctx, func() bool { return len(f.settingsLog()) == 1 })
-	if got := f.settingsLog()[0].Model; got != "pushed" || len(h.c.Requests("workspace/configuration")) != 0 {
+	waitFor(t, h.ctx, func() bool { return len(f.Updates()) == 1 })
+	if got := f.Updates()[0].Model; got != "pushed" || len(h.c.Requests("workspace/configuration")) != 0 {
 		t.Errorf("pushed settings: model %q, %d pulls", got, len(h.c.Requests("workspace/configuration")))
 	}
 
 	h.c.Notify(h.ctx, "workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"other": 1}})
-	waitFor(t, h.ctx, func() bool { return len(f.settingsLog()) == 2 })
-	if got := f.settingsLog()[1].Model; got != "initial" {
+	waitFor(t, h.ctx, func() bool { return len(f.Updates()) == 2 })
+	if got := f.Updates()[1].Model; got != "initial" {
 		t.Errorf("after a pull that returned null: model %q, want the initial settings", got)
 	}
 	pull := decode[struct {
@@ -105,7 +105,7 @@ func TestSettingsChanges(t *testing.T) {
 
 	h.c.Notify(h.ctx, "workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"reika": map[string]any{"approve": "sometimes"}}})
 	h.waitNote("window/showMessage", func(m lsptest.Message) bool { return strings.Contains(string(m.Params), "approve") })
-	if n := len(f.settingsLog()); n != 2 {
+	if n := len(f.Updates()); n != 2 {
 		t.Errorf("bad settings were applied (%d updates)", n)
 	}
 }
@@ -118,8 +118,8 @@ func TestConfigurationPullFails(t *testing.T) {
 	h.initialize(nil, map[string]any{"reika": map[string]any{"model": "initial"}})
 	f := h.agent()
 	h.c.Notify(h.ctx, "workspace/didChangeConfiguration", map[string]any{})
-	waitFor(t, h.ctx, func() bool { return len(f.settingsLog()) == 1 })
-	if got := f.settingsLog()[0].Model; got != "initial" {
+	waitFor(t, h.ctx, func() bool { return len(f.Updates()) == 1 })
+	if got := f.Updates()[0].Model; got != "initial" {
 		t.Errorf("model = %q", got)
 	}
 }

@@ -62,7 +62,7 @@ func TestSharpEdgeDidChangeAppliesInOrder(t *testing.T) {
 	}
 	// A request after the notifications is answered after they applied.
 	h.mustCommand(CmdStatus, nil, nil)
-	got, err := f.opts.Workspace.ReadFile(path)
+	got, err := f.Opts.Workspace.ReadFile(path)
 	if err != nil || string(got) != want {
 		t.Errorf("buffer after 300 changes: %v\n%q\nwant\n%q", err, truncate(string(got), 200), truncate(want, 200))
 	}
@@ -83,8 +83,8 @@ func TestSharpEdgeCallingTheClientDoesNotDeadlock(t *testing.T) {
 			return map[string]any{"title": ActionAllow}, nil
 		},
 	}, setup: func(f *fakeAgent) {
-		f.ask = func(ctx context.Context, f *fakeAgent, p agent.AskParams) agent.AskResult {
-			d := f.opts.Approver.Approve(ctx, tools.Approval{Tool: "bash", Kind: "command", Summary: "run `ls`"})
+		f.Turn = func(ctx context.Context, f *fakeAgent, p agent.AskParams) agent.AskResult {
+			d := f.Opts.Approver.Approve(ctx, tools.Approval{Tool: "bash", Kind: "command", Summary: "run `ls`"})
 			return agent.AskResult{Status: agent.AskDone, Message: fmt.Sprint(d)}
 		}
 	}})
@@ -100,8 +100,8 @@ func TestSharpEdgeCallingTheClientDoesNotDeadlock(t *testing.T) {
 	if res.Message != fmt.Sprint(agent.Allow) {
 		t.Errorf("approval during a turn = %s, want Allow", res.Message)
 	}
-	waitFor(t, h.ctx, func() bool { return len(f.settingsLog()) == 1 })
-	if got := f.settingsLog()[0].Model; got != "pulled" {
+	waitFor(t, h.ctx, func() bool { return len(f.Updates()) == 1 })
+	if got := f.Updates()[0].Model; got != "pulled" {
 		t.Errorf("settings after the pull: model %q", got)
 	}
 }
@@ -114,7 +114,7 @@ func TestSharpEdgeCancelRequestNumericAndStringIDs(t *testing.T) {
 	for _, id := range []any{int64(7), "ask-7", int64(1) << 53} {
 		t.Run(fmt.Sprint(id), func(t *testing.T) {
 			started := make(chan struct{})
-			h := start(t, harnessOptions{setup: func(f *fakeAgent) { f.ask = untilCancelled(started) }})
+			h := start(t, harnessOptions{setup: func(f *fakeAgent) { f.Turn = untilCancelled(started) }})
 			f := h.initialized()
 			if err := h.c.Send(id, "workspace/executeCommand", map[string]any{
 				"command": CmdAsk, "arguments": []any{map[string]any{"prompt": "long"}}, "workDoneToken": "tok",
@@ -138,7 +138,7 @@ func TestSharpEdgeCancelRequestNumericAndStringIDs(t *testing.T) {
 				kinds := progressKinds(t, notes, json.RawMessage(`"tok"`))
 				return len(kinds) > 0 && kinds[len(kinds)-1] == "end"
 			})
-			if f.isRunning() {
+			if f.Running() {
 				t.Error("the agent's turn is still running")
 			}
 		})
@@ -162,10 +162,10 @@ func TestSharpEdgeExitDoesNotBlock(t *testing.T) {
 // missing args, unknown windows are null.
 func TestSharpEdgeJSONZeroValues(t *testing.T) {
 	h := start(t, harnessOptions{setup: func(f *fakeAgent) {
-		f.ask = func(ctx context.Context, f *fakeAgent, p agent.AskParams) agent.AskResult {
-			f.opts.Events.Transcript(agent.Event{Session: "s1", Turn: 1, Kind: agent.EventInfo, Text: "x"})
-			f.opts.Events.Transcript(agent.Event{Session: "s1", Turn: 1, Round: 1, Kind: agent.EventToolCall, Tool: "read", Args: json.RawMessage(`{"path":"a.go"}`), Tokens: 12})
-			f.opts.Events.Status(agent.Status{Text: "ctx 16k", Level: agent.LevelOK, Size: 16000, WindowSource: agent.SourceNone})
+		f.Turn = func(ctx context.Context, f *fakeAgent, p agent.AskParams) agent.AskResult {
+			f.Opts.Events.Transcript(agent.Event{Session: "s1", Turn: 1, Kind: agent.EventInfo, Text: "x"})
+			f.Opts.Events.Transcript(agent.Event{Session: "s1", Turn: 1, Round: 1, Kind: agent.EventToolCall, Tool: "read", Args: json.RawMessage(`{"path":"a.go"}`), Tokens: 12})
+			f.Opts.Events.Status(agent.Status{Text: "ctx 16k", Level: agent.LevelOK, Size: 16000, WindowSource: agent.SourceNone})
 			return agent.AskResult{Session: "s1", Status: agent.AskDone}
 		}
 	}})
@@ -196,11 +196,11 @@ func TestSharpEdgeEmptyArraysForObjects(t *testing.T) {
 	caps := map[string]any{"workspace": []any{}, "window": map[string]any{"workDoneProgress": true, "showMessage": []any{}}, "textDocument": []any{}}
 	h.initialize(caps, []any{})
 	f := h.agent()
-	if f.opts.Settings.Model != "" || f.opts.Settings.BaseURL != agent.DefaultBaseURL {
-		t.Errorf("settings from [] initializationOptions = %+v", f.opts.Settings)
+	if f.Opts.Settings.Model != "" || f.Opts.Settings.BaseURL != agent.DefaultBaseURL {
+		t.Errorf("settings from [] initializationOptions = %+v", f.Opts.Settings)
 	}
 	h.c.Notify(h.ctx, "workspace/didChangeConfiguration", map[string]any{"settings": []any{}})
-	waitFor(t, h.ctx, func() bool { return len(f.settingsLog()) == 1 })
+	waitFor(t, h.ctx, func() bool { return len(f.Updates()) == 1 })
 	var saved struct{ Path string }
 	h.mustCommand(CmdSave, []any{[]any{}}, &saved)
 	if saved.Path != "/state/session.md" {
@@ -211,7 +211,7 @@ func TestSharpEdgeEmptyArraysForObjects(t *testing.T) {
 		t.Errorf("codeAction with [] context: %v", err)
 	}
 	// showMessage: [] is the capability, present: approvals are asked.
-	if d := f.opts.Approver.Approve(h.ctx, tools.Approval{Summary: "edit a"}); d != agent.Deny {
+	if d := f.Opts.Approver.Approve(h.ctx, tools.Approval{Summary: "edit a"}); d != agent.Deny {
 		t.Errorf("approval with a null answer = %v, want Deny", d)
 	}
 	if len(h.c.Requests("window/showMessageRequest")) != 1 {

@@ -240,7 +240,7 @@ func (s *stream) accept(body []byte) bool {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) > 0 && trimmed[0] == '[' {
 		s.badFrame("batch refused")
-		s.replyError(jsonrpc2.ID{}, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "batch requests are not supported (LSP does not use them)"))
+		s.replyError(jsonrpc2.ID{}, invalidRequest("batch requests are not supported (LSP does not use them)"))
 		return false
 	}
 	if _, err := jsonrpc2.DecodeMessage(body); err == nil {
@@ -248,12 +248,12 @@ func (s *stream) accept(body []byte) bool {
 	}
 	if !json.Valid(body) {
 		s.badFrame("body is not JSON")
-		s.replyError(jsonrpc2.ID{}, jsonrpc2.NewError(jsonrpc2.ParseError, "parse error: the message body is not valid JSON"))
+		s.replyError(jsonrpc2.ID{}, parseError("parse error: the message body is not valid JSON"))
 		return false
 	}
 	if trimmed[0] != '{' {
 		s.badFrame("body is not a JSON object")
-		s.replyError(jsonrpc2.ID{}, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "invalid request: the message is not a JSON object"))
+		s.replyError(jsonrpc2.ID{}, invalidRequest("invalid request: the message is not a JSON object"))
 		return false
 	}
 	var env struct {
@@ -265,7 +265,7 @@ func (s *stream) accept(body []byte) bool {
 		return false
 	}
 	s.badFrame("invalid request")
-	s.replyError(requestID(env.ID), jsonrpc2.NewError(jsonrpc2.InvalidRequest, "invalid request: want a JSON-RPC 2.0 request with a string method and an integer or string id"))
+	s.replyError(requestID(env.ID), invalidRequest("invalid request: want a JSON-RPC 2.0 request with a string method and an integer or string id"))
 	return false
 }
 

@@ -107,9 +107,7 @@ func TestTranscriptCommandArguments(t *testing.T) {
 			t.Errorf("%v: %+v", args, page)
 		}
 	}
-	f.mu.Lock()
-	limits := f.transcriptLimits
-	f.mu.Unlock()
+	limits := f.TranscriptLimits()
 	if len(limits) != 4 || limits[3] != 4096 || limits[0] != 0 {
 		t.Errorf("limits passed to the agent: %v", limits)
 	}

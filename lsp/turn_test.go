@@ -51,7 +51,7 @@ func (h *harness) outcome(ch <-chan askOutcome) askOutcome {
 
 func TestRequestsAreAnsweredDuringATurn(t *testing.T) {
 	started := make(chan struct{})
-	h := start(t, harnessOptions{setup: func(f *fakeAgent) { f.ask = untilCancelled(started) }})
+	h := start(t, harnessOptions{setup: func(f *fakeAgent) { f.Turn = untilCancelled(started) }})
 	h.initialized()
 	ask := startLongTurn(t, h, started, nil)
 
@@ -116,7 +116,7 @@ func TestProgressCancelStopsTheTurn(t *testing.T) {
 	}{{"client token", 42}, {"created token", nil}} {
 		t.Run(tc.name, func(t *testing.T) {
 			started := make(chan struct{})
-			h := start(t, harnessOptions{setup: func(f *fakeAgent) { f.ask = untilCancelled(started) }})
+			h := start(t, harnessOptions{setup: func(f *fakeAgent) { f.Turn = untilCancelled(started) }})
 			h.initialized()
 			ask := startLongTurn(t, h, started, tc.token)
 			var token json.RawMessage
@@ -184,7 +184,7 @@ func TestNoProgressWithoutSupport(t *testing.T) {
 
 func TestShutdownCancelsTheTurn(t *testing.T) {
 	started := make(chan struct{})
-	h := start(t, harnessOptions{setup: func(f *fakeAgent) { f.ask = untilCancelled(started) }})
+	h := start(t, harnessOptions{setup: func(f *fakeAgent) { f.Turn = untilCancelled(started) }})
 	f := h.initialized()
 	ask := startLongTurn(t, h, started, "t")
 	if err := h.c.Call(h.ctx, "shutdown", nil, nil); err != nil {
@@ -193,7 +193,7 @@ func TestShutdownCancelsTheTurn(t *testing.T) {
 	if o := h.outcome(ask); o.err != nil || o.res.Status != agent.AskCancelled {
 		t.Errorf("ask after shutdown = %+v, %v", o.res, o.err)
 	}
-	if !f.isClosed() {
+	if !f.Closed() {
 		t.Error("the agent was not closed by shutdown")
 	}
 	if err := h.command(CmdStatus, nil, nil); rpcCode(err) != -32600 {
@@ -212,7 +212,7 @@ func TestExitWithoutShutdown(t *testing.T) {
 	if code != 1 || err != ErrNoShutdown {
 		t.Errorf("exit without shutdown: status %d, Serve: %v; want 1 and ErrNoShutdown", code, err)
 	}
-	if !f.isClosed() {
+	if !f.Closed() {
 		t.Error("the agent was not closed on exit")
 	}
 }
@@ -221,7 +221,7 @@ func TestExitWithoutShutdown(t *testing.T) {
 // ErrNoShutdown and cancels the running turn.
 func TestConnectionLostDuringATurn(t *testing.T) {
 	started := make(chan struct{})
-	h := start(t, harnessOptions{setup: func(f *fakeAgent) { f.ask = untilCancelled(started) }})
+	h := start(t, harnessOptions{setup: func(f *fakeAgent) { f.Turn = untilCancelled(started) }})
 	f := h.initialized()
 	startLongTurn(t, h, started, nil)
 	h.c.Disconnect()
@@ -234,7 +234,7 @@ func TestConnectionLostDuringATurn(t *testing.T) {
 	case <-h.ctx.Done():
 		t.Fatal("Serve did not return after the client left")
 	}
-	if !f.isClosed() || f.isRunning() {
+	if !f.Closed() || f.Running() {
 		t.Error("the turn outlived the connection")
 	}
 }
@@ -270,15 +270,15 @@ func TestCodeActionOfferedOnceTheSessionHasATurn(t *testing.T) {
 func TestCompact(t *testing.T) {
 	h := start(t, harnessOptions{setup: func(f *fakeAgent) {
 		calls := 0
-		f.compact = func(ctx context.Context, f *fakeAgent) agent.CompactResult {
+		f.Fold = func(ctx context.Context, f *fakeAgent) agent.CompactResult {
 			calls++
 			if calls == 1 {
-				f.opts.Events.Transcript(agent.Event{Session: "s1", Kind: agent.EventNote, Text: "established: x"})
-				f.opts.Events.Transcript(agent.Event{Session: "s1", Kind: agent.EventFold, Text: "recap", Tokens: 1300})
-				f.opts.Events.Notice(agent.Notice{Level: "info", Text: "Folded 12 rounds into a 1.3k-token recap"})
+				f.Opts.Events.Transcript(agent.Event{Session: "s1", Kind: agent.EventNote, Text: "established: x"})
+				f.Opts.Events.Transcript(agent.Event{Session: "s1", Kind: agent.EventFold, Text: "recap", Tokens: 1300})
+				f.Opts.Events.Notice(agent.Notice{Level: "info", Text: "Folded 12 rounds into a 1.3k-token recap"})
 				return agent.CompactResult{Folded: true, RecapTokens: 1300, Message: "Folded 12 rounds into a 1.3k-token recap"}
 			}
-			f.opts.Events.Notice(agent.Notice{Level: "info", Text: "Nothing to fold"})
+			f.Opts.Events.Notice(agent.Notice{Level: "info", Text: "Nothing to fold"})
 			return agent.CompactResult{Message: "Nothing to fold"}
 		}
 	}})
@@ -336,8 +336,8 @@ func TestSaveAndNewSession(t *testing.T) {
 	}
 	var ns struct{ Session string }
 	h.mustCommand(CmdNewSession, nil, &ns)
-	if ns.Session == "" || ns.Session == "s1" || ns.Session != f.sessionID() {
-		t.Errorf("newSession = %q (agent: %q)", ns.Session, f.sessionID())
+	if ns.Session == "" || ns.Session == "s1" || ns.Session != f.Session() {
+		t.Errorf("newSession = %q (agent: %q)", ns.Session, f.Session())
 	}
 	h.waitNote(MethodStatus, func(m lsptest.Message) bool {
 		return strings.Contains(string(m.Params), `"session":"`+ns.Session+`"`)
@@ -355,7 +355,7 @@ func TestAskArguments(t *testing.T) {
 	// A bare string is taken as the prompt.
 	var res agent.AskResult
 	h.mustCommand(CmdAsk, []any{"just text"}, &res)
-	if asks := f.askLog(); res.Status != agent.AskDone || len(asks) != 1 || asks[0].Prompt != "just text" {
+	if asks := f.Asks(); res.Status != agent.AskDone || len(asks) != 1 || asks[0].Prompt != "just text" {
 		t.Errorf("ask with a string argument = %+v, agent got %+v", res, asks)
 	}
 }
@@ -385,7 +385,7 @@ func TestAskAttachesTheSelection(t *testing.T) {
 			arg["range"] = tc.rng
 		}
 		h.mustCommand(CmdAsk, []any{arg}, nil)
-		got := f.askLog()[i].Attachment
+		got := f.Asks()[i].Attachment
 		if (got == nil) != (tc.want == nil) || got != nil && *got != *tc.want {
 			t.Errorf("range %v: attachment %+v, want %+v", tc.rng, got, tc.want)
 		}
@@ -399,10 +399,10 @@ func TestAskAttachesTheSelection(t *testing.T) {
 
 func TestNoticesBecomeShowMessage(t *testing.T) {
 	h := start(t, harnessOptions{setup: func(f *fakeAgent) {
-		f.ask = func(ctx context.Context, f *fakeAgent, p agent.AskParams) agent.AskResult {
-			f.opts.Events.Notice(agent.Notice{Level: "warning", Text: "Context at 80% of the shed point"})
-			f.opts.Events.Notice(agent.Notice{Level: "error", Text: "Engine unreachable at http://127.0.0.1:8080/v1"})
-			f.opts.Events.Status(agent.Status{Text: "ctx –", Level: agent.LevelError, Tooltip: "engine unreachable"})
+		f.Turn = func(ctx context.Context, f *fakeAgent, p agent.AskParams) agent.AskResult {
+			f.Opts.Events.Notice(agent.Notice{Level: "warning", Text: "Context at 80% of the shed point"})
+			f.Opts.Events.Notice(agent.Notice{Level: "error", Text: "Engine unreachable at http://127.0.0.1:8080/v1"})
+			f.Opts.Events.Status(agent.Status{Text: "ctx –", Level: agent.LevelError, Tooltip: "engine unreachable"})
 			return agent.AskResult{Status: agent.AskError, Message: "engine unreachable"}
 		}
 	}})
@@ -428,7 +428,7 @@ func TestNoticesBecomeShowMessage(t *testing.T) {
 
 func TestAgentPanicDoesNotTakeTheServerDown(t *testing.T) {
 	h := start(t, harnessOptions{setup: func(f *fakeAgent) {
-		f.ask = func(context.Context, *fakeAgent, agent.AskParams) agent.AskResult { panic("boom") }
+		f.Turn = func(context.Context, *fakeAgent, agent.AskParams) agent.AskResult { panic("boom") }
 	}})
 	h.initialized()
 	var res agent.AskResult

@@ -90,7 +90,7 @@ func isObject(raw []byte) bool {
 func jsonResult(v any) (json.RawMessage, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "encoding the result: %v", err)
+		return nil, internalError("encoding the result: %v", err)
 	}
 	return b, nil
 }
@@ -125,19 +125,6 @@ func (codec) Unmarshal(data []byte, v any) error {
 		return nil
 	}
 	return protocol.Unmarshal(data, v)
-}
-
-// Error codes not in jsonrpc2 (LSP 3.17).
-const codeRequestFailed jsonrpc2.Code = -32803
-
-// requestFailed is the error of a request the server understood but could
-// not carry out.
-func requestFailed(format string, args ...any) *jsonrpc2.Error {
-	return jsonrpc2.Errorf(codeRequestFailed, format, args...)
-}
-
-func invalidParams(format string, args ...any) *jsonrpc2.Error {
-	return jsonrpc2.Errorf(jsonrpc2.InvalidParams, format, args...)
 }
 
 // parseID reads a JSON-RPC id (an integer or a string) from raw JSON.

@@ -42,7 +42,7 @@ func (h *harness) sync() { h.t.Helper(); h.mustCommand(CmdStatus, nil, nil) }
 func TestToolsReadTheUnsavedBuffer(t *testing.T) {
 	h := start(t, harnessOptions{})
 	f := h.initialized()
-	ws := f.opts.Workspace
+	ws := f.Opts.Workspace
 	if ws.Root() != h.root {
 		t.Errorf("Root() = %q, want %q", ws.Root(), h.root)
 	}
@@ -108,7 +108,7 @@ func TestReadFileThroughSymlinks(t *testing.T) {
 	}
 	openDoc(h, filepath.Join(link, "a.go"), "buffer", 1)
 	h.sync()
-	if b, _ := f.opts.Workspace.ReadFile(filepath.Join(real, "a.go")); string(b) != "buffer" {
+	if b, _ := f.Opts.Workspace.ReadFile(filepath.Join(real, "a.go")); string(b) != "buffer" {
 		t.Errorf("read by the real path = %q", b)
 	}
 }
@@ -180,7 +180,7 @@ func TestWriteFileThroughTheEditor(t *testing.T) {
 	h := start(t, harnessOptions{hooks: lsptest.Hooks{ApplyEdit: ed.applyEdit}})
 	ed.h = h
 	f := h.initialized()
-	ws := f.opts.Workspace
+	ws := f.Opts.Workspace
 
 	// An open document: a versioned edit of the changed span only.
 	path := filepath.Join(h.root, "open.go")
@@ -260,7 +260,7 @@ func TestWriteFileWithChangesOnly(t *testing.T) {
 		return map[string]any{"applied": true}, nil
 	}}})
 	h.initialize(map[string]any{"workspace": map[string]any{"applyEdit": true}}, nil)
-	ws := h.agent().opts.Workspace
+	ws := h.agent().Opts.Workspace
 	path := filepath.Join(h.root, "a.txt")
 	os.WriteFile(path, []byte("a"), 0o644)
 	if err := ws.WriteFile(h.ctx, path, []byte("b")); err != nil {
@@ -284,7 +284,7 @@ func TestWriteFileWithChangesOnly(t *testing.T) {
 func TestWriteFileOnDisk(t *testing.T) {
 	h := start(t, harnessOptions{})
 	h.initialize(map[string]any{}, nil)
-	ws := h.agent().opts.Workspace
+	ws := h.agent().Opts.Workspace
 	path := filepath.Join(h.root, "script.sh")
 	os.WriteFile(path, []byte("#!/bin/sh\n"), 0o755)
 	openDoc(h, path, "#!/bin/sh\n", 1)
@@ -338,7 +338,7 @@ func TestApprovals(t *testing.T) {
 		{errors.New("no"), agent.Deny},
 	} {
 		answer <- tc.answer
-		if got := f.opts.Approver.Approve(h.ctx, ap); got != tc.want {
+		if got := f.Opts.Approver.Approve(h.ctx, ap); got != tc.want {
 			t.Errorf("answer %v: decision %v, want %v", tc.answer, got, tc.want)
 		}
 	}
@@ -356,7 +356,7 @@ func TestApprovals(t *testing.T) {
 	}
 	// What could hide part of a command from the user is shown as escapes.
 	answer <- map[string]any{"title": "Deny"}
-	f.opts.Approver.Approve(h.ctx, tools.Approval{Tool: "bash", Kind: "command", Summary: "run `echo hi`", Detail: "echo hi\x1b[2K\rrm -rf ~ \u202e"})
+	f.Opts.Approver.Approve(h.ctx, tools.Approval{Tool: "bash", Kind: "command", Summary: "run `echo hi`", Detail: "echo hi\x1b[2K\rrm -rf ~ \u202e"})
 	reqs := h.c.Requests("window/showMessageRequest")
 	hidden := decode[struct{ Message string }](t, reqs[len(reqs)-1].Params)
 	if hidden.Message != "Reika wants to run `echo hi`\n\necho hi\\x1b[2K\\x0drm -rf ~ <U+202E>" {
@@ -365,7 +365,7 @@ func TestApprovals(t *testing.T) {
 	// A cancelled turn stops waiting for the answer: Deny.
 	ctx, cancel := context.WithCancel(h.ctx)
 	cancel()
-	if got := f.opts.Approver.Approve(ctx, ap); got != agent.Deny {
+	if got := f.Opts.Approver.Approve(ctx, ap); got != agent.Deny {
 		t.Errorf("approval on a cancelled turn = %v", got)
 	}
 	answer <- nil // the client's late answer to that request
@@ -375,7 +375,7 @@ func TestApprovalWithoutClientSupportIsDenied(t *testing.T) {
 	h := start(t, harnessOptions{})
 	h.initialize(map[string]any{"window": map[string]any{"workDoneProgress": true}}, nil)
 	f := h.agent()
-	if got := f.opts.Approver.Approve(h.ctx, tools.Approval{Summary: "edit a.go"}); got != agent.Deny {
+	if got := f.Opts.Approver.Approve(h.ctx, tools.Approval{Summary: "edit a.go"}); got != agent.Deny {
 		t.Errorf("decision = %v, want Deny", got)
 	}
 	if n := len(h.c.Requests("")); n != 0 {

@@ -155,6 +155,16 @@ function H.open(t, root, file, timeout)
   return c
 end
 
+-- agent_ready waits until the server of client c has built its agent: the
+-- server sends a placeholder status (no model) before that, and answers
+-- reika.status with it.
+function H.agent_ready(t, c, timeout)
+  t.wait('the status of the agent', function()
+    local s = require('reika.status').by_client[c.id]
+    return s ~= nil and type(s.model) == 'string' and s.model ~= ''
+  end, timeout)
+end
+
 -- server_pid returns the pid of a client's server process: client.rpc.pid
 -- on Neovim 0.7-0.9, else the one child of this Neovim named like the
 -- command's program.

@@ -2,8 +2,8 @@
 # Runs the Neovim plugin's tests in headless Neovim, one Neovim per spec
 # file, on each Neovim it finds (the version of each is printed):
 #   unit/         pure Lua and editor-side logic, no server
-#   client/       the plugin against lspdouble, a scripted stand-in for
-#                 reika-lsp built from tests/lspdouble
+#   client/       the plugin against reika-lsp's server (lsp.Serve) over a
+#                 scripted agent: lsp/lsptest/cmd/scriptedlsp, built here
 #   integration/  the plugin against the real reika-lsp ($REIKA_LSP_BIN, set
 #                 by test.sh; built here when unset) and the standalone fake
 #                 engine (agent/enginetest/cmd/fakeengine, built here), which
@@ -75,7 +75,7 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-(cd "$root" && go build -o "$tmp/lspdouble" ./editors/nvim/tests/lspdouble)
+(cd "$root" && go build -o "$tmp/scriptedlsp" ./lsp/lsptest/cmd/scriptedlsp)
 (cd "$root" && go build -o "$tmp/fakeengine" ./agent/enginetest/cmd/fakeengine)
 if [ -z "${REIKA_LSP_BIN:-}" ]; then
 	(cd "$root" && go build -o "$tmp/reika-lsp" ./cmd/reika-lsp)
@@ -85,7 +85,7 @@ elif [ ! -x "$REIKA_LSP_BIN" ]; then
 	exit 1
 fi
 export REIKA_LSP_BIN
-export REIKA_TEST_DOUBLE="$tmp/lspdouble"
+export REIKA_TEST_SCRIPTED="$tmp/scriptedlsp"
 export REIKA_TEST_FAKEENGINE="$tmp/fakeengine"
 export REIKA_TEST_TMP="$tmp"
 

@@ -1,9 +1,9 @@
--- The end-to-end scenario of issue 8, run against the LSP double
--- (client/) and against the real reika-lsp with the fake engine
--- (integration/): start the server for a workspace, :ReikaAsk, wait for the
--- turn to end, check that the statusline text and level changed as the
--- window filled, list the code actions and run "Compact context", and find
--- the fold line in the transcript buffer.
+-- The end-to-end scenario of issue 8, run against reika-lsp's server over
+-- a scripted agent (client/) and against the real reika-lsp with the fake
+-- engine (integration/): start the server for a workspace, :ReikaAsk, wait
+-- for the turn to end, check that the statusline text and level changed as
+-- the window filled, list the code actions and run "Compact context", and
+-- find the fold line in the transcript buffer.
 local H = require('helpers')
 
 local S = {}

@@ -1,12 +1,13 @@
--- The branch of reika.compat that this Neovim takes, for real, with the
--- LSP double as the server: starting (and attaching the buffer asked for,
--- not the current one), requests, notifications and stopping. The other
--- branches are walked with stubs in unit/compat_spec.lua.
+-- The branch of reika.compat that this Neovim takes, for real, with
+-- reika-lsp's server over a scripted agent (scriptedlsp) as the server:
+-- starting (and attaching the buffer asked for, not the current one),
+-- requests, notifications and stopping. The other branches are walked with
+-- stubs in unit/compat_spec.lua.
 local H = require('helpers')
 local compat = require('reika.compat')
 
-local double = H.need(t, 'REIKA_TEST_DOUBLE')
-if not double then
+local server = H.need(t, 'REIKA_TEST_SCRIPTED')
+if not server then
   return
 end
 
@@ -16,7 +17,7 @@ local this = string.format('%d.%d.%d', version.major, version.minor, version.pat
 local function config(root)
   return {
     name = 'reika-compat-test',
-    cmd = { double },
+    cmd = { server },
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
     init_options = { reika = vim.empty_dict() },
@@ -75,6 +76,16 @@ t.it('starts a client with no buffer on Neovim ' .. this, function()
   stop(c)
 end)
 
+-- model_now asks the server for its status (reika.status) and returns
+-- the model it names.
+local function model_now(c)
+  local r = compat.request_sync(c, 'workspace/executeCommand', {
+    command = 'reika.status',
+    arguments = {},
+  }, 5000)
+  return r and r.result and r.result.model
+end
+
 t.it('sends requests and notifications, and stops, on Neovim ' .. this, function()
   local root = H.workspace({})
   local c = vim.lsp.get_client_by_id(compat.start(config(root), nil, reuse))
@@ -93,18 +104,19 @@ t.it('sends requests and notifications, and stops, on Neovim ' .. this, function
     return got ~= nil
   end)
   t.eq(nil, got.err)
-  t.eq('double-model', got.result.model)
-  -- A notification the double acts on: new settings, pulled with
-  -- workspace/configuration from what the client holds.
+  t.matches('^ctx ', got.result.text, 'a status')
+  -- The server answers with a placeholder until its agent is built.
+  t.wait('the status of the agent', function()
+    return model_now(c) == 'scripted-model'
+  end)
+  -- A notification the server acts on: new settings, which it takes from
+  -- the notification (it would pull them with workspace/configuration
+  -- were there no "reika" object in it).
   c.config.settings = { reika = { model = 'via-notify' } }
   c.settings = c.config.settings
   compat.notify(c, 'workspace/didChangeConfiguration', { settings = c.config.settings })
   t.wait('the new settings to reach the server', function()
-    local r = compat.request_sync(c, 'workspace/executeCommand', {
-      command = 'reika.status',
-      arguments = {},
-    }, 5000)
-    return r and r.result and r.result.model == 'via-notify'
+    return model_now(c) == 'via-notify'
   end)
   compat.stop(c)
   t.wait('the server to exit', function()

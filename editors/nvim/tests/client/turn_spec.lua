@@ -1,9 +1,15 @@
--- Issue 8's scenario against the LSP double.
+-- Issue 8's scenario against reika-lsp's server over a scripted agent.
+local H = require('helpers')
 local S = require('scenario')
+
+local server = H.need(t, 'REIKA_TEST_SCRIPTED')
+if not server then
+  return
+end
 
 t.it('asks, fills the window, compacts through the code action', function()
   S.run(t, {
-    cmd = { os.getenv('REIKA_TEST_DOUBLE') },
+    cmd = { server },
     settings = { model = 'm1' },
     files = { ['main.txt'] = { 'one', 'two' } },
     file = 'main.txt',

@@ -55,3 +55,34 @@ t.describe('changed_uris', function()
     t.eq({}, edits.changed_uris({ changes = 'x', documentChanges = vim.NIL }))
   end)
 end)
+
+-- reika.edits.after: one edit naming several documents with unsaved
+-- changes (reika-lsp edits one file per workspace/applyEdit, but a
+-- WorkspaceEdit may name several) tells about them in one message.
+t.describe('after', function()
+  t.it('names every document with unsaved changes in one message', function()
+    local dir = vim.fn.tempname()
+    vim.fn.mkdir(dir, 'p')
+    local docs = {}
+    for _, name in ipairs({ 'b.txt', 'c.txt' }) do
+      vim.fn.writefile({ name }, dir .. '/' .. name)
+      local buf = vim.fn.bufadd(dir .. '/' .. name)
+      vim.fn.bufload(buf)
+      vim.api.nvim_buf_set_lines(buf, -1, -1, false, { 'mine' })
+      docs[#docs + 1] = { bufnr = buf, unsaved = true }
+    end
+    local told = {}
+    edits.after(docs, function(msg, level)
+      told[#told + 1] = { msg = msg, level = level }
+    end)
+    t.eq(1, #told, vim.inspect(told))
+    t.eq(vim.log.levels.WARN, told[1].level)
+    t.matches(
+      '^the agent edited .*b%.txt and .*c%.txt, which have unsaved changes: '
+        .. 'save them so commands see the edits$',
+      told[1].msg
+    )
+    t.eq({ 'c.txt' }, vim.fn.readfile(dir .. '/c.txt'), 'not saved')
+    vim.fn.delete(dir, 'rf')
+  end)
+end)

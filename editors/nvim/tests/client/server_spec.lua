@@ -1,9 +1,14 @@
--- The plugin's side of PROTOCOL.md, against the LSP double: settings,
--- approvals, cancel, selections, save, new session, code action filters,
--- messages, progress, a crashing server and :checkhealth.
+-- The plugin's side of PROTOCOL.md, against reika-lsp's server over a
+-- scripted agent (lsp/lsptest/cmd/scriptedlsp: its script says what each
+-- prompt does): settings, approvals, cancel, selections, save, new
+-- session, code action filters, messages, progress, a crashing server and
+-- :checkhealth.
 local H = require('helpers')
 
-local double = os.getenv('REIKA_TEST_DOUBLE')
+local server = H.need(t, 'REIKA_TEST_SCRIPTED')
+if not server then
+  return
+end
 local reika = require('reika')
 local client = require('reika.client')
 local levels = vim.log.levels
@@ -16,12 +21,14 @@ t.before_each(function()
   vim.ui.select = real_select
 end)
 
--- fresh sets the plugin up and opens a new workspace; returns root, client.
+-- fresh sets the plugin up and opens a new workspace; returns root, client
+-- once the server has built its agent.
 local function fresh(settings, extra)
-  local o = vim.tbl_extend('force', { cmd = { double }, settings = settings or {} }, extra or {})
+  local o = vim.tbl_extend('force', { cmd = { server }, settings = settings or {} }, extra or {})
   reika.setup(o)
   local root = H.workspace({ ['main.txt'] = { 'alpha beta', 'gamma délta', 'end' } })
   local c = H.open(t, root, 'main.txt')
+  H.agent_ready(t, c)
   return root, c
 end
 
@@ -41,29 +48,29 @@ local function ask(prompt, o)
 end
 
 t.describe('settings', function()
-  t.it('sends empty settings as a JSON object', function()
+  t.it('starts the server with no settings, which it takes without complaint', function()
     local _, c = fresh({})
-    t.matches('settings: {}\n', H.status(c).tooltip)
+    t.matches('editor settings: none$', H.status(c).tooltip)
+    t.eq(nil, H.find(notes, 'settings', levels.ERROR), vim.inspect(notes))
   end)
 
   t.it('sends the settings as initializationOptions.reika', function()
     local _, c = fresh({ model = 'qwen3-coder', contextWindow = 24000 })
-    local tooltip = H.status(c).tooltip
-    t.matches('"model":"qwen3%-coder"', tooltip)
-    t.matches('"contextWindow":24000', tooltip)
+    t.matches('editor settings: contextWindow, model$', H.status(c).tooltip)
     t.eq('qwen3-coder', H.status(c).model)
+    t.eq(24000, H.status(c).window)
   end)
 
   t.it('sends new settings to running servers when setup runs again', function()
     local _, c = fresh({ model = 'first' })
-    reika.setup({ cmd = { double }, settings = { model = 'second' } })
+    reika.setup({ cmd = { server }, settings = { model = 'second' } })
     t.wait('the server to pull the new settings', function()
       return H.status(c).model == 'second'
     end)
   end)
 
-  t.it('attaches the open file (didOpen)', function()
-    local _, c = fresh()
+  t.it('attaches the open file (didOpen, didChange): the server reads the buffer', function()
+    local root, c = fresh()
     local got
     reika.show_status({
       on_done = function(s)
@@ -73,8 +80,16 @@ t.describe('settings', function()
     t.wait('reika.status', function()
       return got ~= nil
     end)
-    t.matches('open: main.txt', got.tooltip)
     t.eq(got, H.status(c), 'the pulled status is stored too')
+    vim.api.nvim_buf_set_lines(0, -1, -1, false, { 'unsaved' })
+    ask('[read]main.txt')
+    t.truthy(
+      H.has_line(
+        H.transcript(root),
+        '^%[info%] read main%.txt: "alpha beta\\ngamma délta\\nend\\nunsaved\\n"$'
+      ),
+      vim.inspect(H.transcript(root))
+    )
   end)
 end)
 
@@ -85,7 +100,7 @@ t.describe('ask', function()
     local result = ask('run the tests [approve]')
     t.eq('done', result.status)
     t.eq(1, #prompts)
-    t.eq('reika: Allow bash: go test ./...?', prompts[1].prompt)
+    t.eq('reika: Reika wants to run `go test ./...`\n\ngo test ./...', prompts[1].prompt)
     t.eq({ 'Allow', 'Allow for this session', 'Deny' }, prompts[1].labels)
     t.truthy(H.has_line(H.transcript(root), '^%[info%] approval: Allow for this session$'))
   end)
@@ -123,7 +138,7 @@ t.describe('ask', function()
     local root = fresh()
     H.select_by({})
     ask('[approve]')
-    t.truthy(H.has_line(H.transcript(root), '^%[info%] approval: no answer$'))
+    t.truthy(H.has_line(H.transcript(root), '^%[info%] approval: Deny$'))
   end)
 
   t.it('is cancelled by :ReikaCancel and shows progress meanwhile', function()
@@ -169,7 +184,7 @@ t.describe('ask', function()
   end)
 
   t.it('waits for the server to be ready when asked right after it starts', function()
-    reika.setup({ cmd = { double } })
+    reika.setup({ cmd = { server } })
     local root = H.workspace({ ['main.txt'] = { 'x' } })
     vim.cmd('edit ' .. root .. '/main.txt')
     local c = H.client(root)
@@ -198,9 +213,10 @@ t.describe('ask', function()
     t.wait('the selection in the transcript', function()
       return H.has_line(H.transcript(root), '^> %[selection main.txt') ~= nil
     end)
-    -- "gamma dé": é is one UTF-16 unit, so the end is character 8.
+    -- "gamma dé": é is one UTF-16 unit, so the end is character 8, and
+    -- the server cuts the text there.
     t.truthy(
-      H.has_line(H.transcript(root), '^> %[selection main.txt 0:6%-1:8%]$'),
+      H.has_line(H.transcript(root), '^> %[selection main%.txt lines 1%-2: "beta\\ngamma dé"%]$'),
       vim.inspect(H.transcript(root))
     )
     t.truthy(H.has_line(H.transcript(root), '^> explain this$'))
@@ -226,7 +242,10 @@ t.describe('ask', function()
     vim.cmd('cd ' .. vim.fn.fnameescape(cwd))
     t.eq({ 'Ask reika about main.txt lines 1-2: ', 'Ask reika about main.txt line 2: ' }, prompts)
     t.wait('the selection in the transcript', function()
-      return H.has_line(H.transcript(root), '^> %[selection main.txt 0:0%-1:11%]$') ~= nil
+      return H.has_line(
+        H.transcript(root),
+        '^> %[selection main%.txt lines 1%-2: "alpha beta\\ngamma délta"%]$'
+      ) ~= nil
     end)
   end)
 
@@ -386,9 +405,9 @@ t.describe(':checkhealth reika', function()
     fresh()
     vim.cmd('checkhealth reika')
     local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
-    t.matches('binary: ' .. vim.pesc(double), text)
-    t.matches('version: lspdouble', text)
-    t.matches('engine: reachable, model double%-model', text)
+    t.matches('binary: ' .. vim.pesc(server), text)
+    t.matches('version: scriptedlsp', text)
+    t.matches('engine: reachable, model scripted%-model', text)
     t.matches('context window: 16000 %(from setting%)', text)
     t.falsy(text:find('ERROR'), text)
     t.falsy(text:find('WARNING'), text)

@@ -1,0 +1,40 @@
+package lsp
+
+// The names PROTOCOL.md fixes, which the server and both clients share
+// (editors/vscode/src/protocol.ts and editors/nvim/lua/reika/protocol.lua
+// mirror them). Changing one here changes all three.
+
+// Command names (workspace/executeCommand).
+const (
+	CmdAsk        = "reika.ask"
+	CmdCompact    = "reika.compact"
+	CmdCancel     = "reika.cancel"
+	CmdStatus     = "reika.status"
+	CmdSave       = "reika.save"
+	CmdNewSession = "reika.newSession"
+	CmdTranscript = "reika.transcript"
+)
+
+// Commands lists the commands the server advertises, in PROTOCOL.md's order.
+var Commands = []string{CmdAsk, CmdCompact, CmdCancel, CmdStatus, CmdSave, CmdNewSession, CmdTranscript}
+
+// Custom notifications and the code action.
+const (
+	MethodTranscript = "reika/transcript"
+	MethodStatus     = "reika/status"
+	// KindCompactContext is the kind of the Compact context code action.
+	KindCompactContext = "source.compactContext"
+	// TitleCompactContext is its title.
+	TitleCompactContext = "Compact context"
+)
+
+// The actions of an approval request (window/showMessageRequest), in the
+// order of agent.Decision.
+const (
+	ActionAllow        = "Allow"
+	ActionAllowSession = "Allow for this session"
+	ActionDeny         = "Deny"
+)
+
+// progressTitle is the title of every work-done progress.
+const progressTitle = "Reika"
