@@ -72,12 +72,14 @@ t.it('asks, fills the window, compacts, saves, cancels, starts anew', function()
   local reika = require('reika')
 
   -- Every chip the server sent is the window's, or what it sends before
-  -- the engine has answered: the fixed prefix's size with no window; while
-  -- the turn ran the statusline showed it after the busy sign.
+  -- the engine has answered: the placeholder while the agent starts, then
+  -- the fixed prefix's size with no window; while the turn ran the
+  -- statusline showed it after the busy sign.
   local discovered, spun = nil, false
   local frames = reika.options().spinner
   for _, h in ipairs(history) do
-    local starting = h.status.windowSource == 'none' and h.status.text:match('^ctx [%d.]+k?$') ~= nil
+    local starting = h.status.text == 'ctx –'
+      or (h.status.windowSource == 'none' and h.status.text:match('^ctx [%d.]+k?$') ~= nil)
     if not starting then
       t.matches(chip_pattern, h.status.text, 'the chip')
     end
