@@ -42,6 +42,11 @@ func (a *Agent) runTurn(ctx context.Context, sess *session, p AskParams) AskResu
 	a.turns = r.turn
 	a.mu.Unlock()
 	sess.log.append(record{Kind: recTurn, Turn: r.turn, Prompt: prompt})
+	// The prompt is on disk before anything else runs (counting the new
+	// text asks the engine already): a crash then keeps the turn.
+	if err := sess.log.sync(); err != nil {
+		return r.end(ctx, logStopped(err))
+	}
 	if err := sess.markLast(); err != nil {
 		a.logf("reika: marking the last session: %v", err)
 	}

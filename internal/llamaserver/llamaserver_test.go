@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 )
@@ -47,7 +48,7 @@ func TestStartServesTheModelWithTheFlagsGiven(t *testing.T) {
 	if l.Data[0].ID != "tiny" || l.Data[0].Meta.NCtx != 1024 {
 		t.Errorf("id %q n_ctx %d, want tiny and 1024 (-c 2048 over -np 2)", l.Data[0].ID, l.Data[0].Meta.NCtx)
 	}
-	if !strings.Contains(s.Log(), "listening") {
+	if s.WaitLog("listening", 1, 10*time.Second) < 1 {
 		t.Errorf("the log was not captured:\n%s", s.Log())
 	}
 	port := s.Port()
