@@ -15,4 +15,7 @@ require (
 	golang.org/x/tools v0.52.0
 )
 
-require github.com/go-json-experiment/json v0.0.0-20260623181947-01eb4420fa68 // indirect
+require (
+	github.com/bmatcuk/doublestar/v4 v4.10.4 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260623181947-01eb4420fa68 // indirect
+)
