@@ -2,6 +2,7 @@ package tools
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,5 +54,38 @@ func BenchmarkReadSavedOutput(b *testing.B) {
 	b.SetBytes(int64(sb.Len()))
 	for b.Loop() {
 		run(b, env, "read", fmt.Sprintf(`{"path":%q,"start_line":500000,"end_line":500100}`, saved))
+	}
+}
+
+// The diff of a write: real Go files with up to 40 places edited.
+func BenchmarkDiff(b *testing.B) {
+	files := realFiles(b, 40)
+	r := rand.New(rand.NewPCG(3, 4))
+	pairs := make([][2][]string, len(files))
+	for i, a := range files {
+		pairs[i] = [2][]string{splitLines(a), splitLines(edited(r, a, files[(i+1)%len(files)], 40))}
+	}
+	for b.Loop() {
+		for _, p := range pairs {
+			unifiedDiff("a/f", "b/f", diffLines(p[0], p[1]))
+		}
+	}
+}
+
+// The diff of an edit with replace_all: a line that is every tenth of a
+// 50000-line file.
+func BenchmarkEditDiff(b *testing.B) {
+	var sb strings.Builder
+	for i := range 50000 {
+		if i%10 == 0 {
+			sb.WriteString("target\n")
+		} else {
+			fmt.Fprintf(&sb, "line %d\n", i)
+		}
+	}
+	content := sb.String()
+	offsets := findAll(content, "target")
+	for b.Loop() {
+		unifiedDiff("a/f", "b/f", replaceScript(content, offsets, "target", "TARGET"))
 	}
 }
