@@ -3,6 +3,7 @@ package tools
 import (
 	"fmt"
 	"math/rand/v2"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -87,5 +88,25 @@ func BenchmarkEditDiff(b *testing.B) {
 	offsets := findAll(content, "target")
 	for b.Loop() {
 		unifiedDiff("a/f", "b/f", replaceScript(content, offsets, "target", "TARGET"))
+	}
+}
+
+// Turning a real page into Markdown: the Go specification (310 KB), from
+// the Go distribution.
+func BenchmarkHTMLToText(b *testing.B) {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Skip("go env GOROOT:", err)
+	}
+	page, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(out)), "doc", "go_spec.html"))
+	if err != nil {
+		b.Skip("no go_spec.html:", err)
+	}
+	base, _ := url.Parse("https://go.dev/ref/spec")
+	b.SetBytes(int64(len(page)))
+	for b.Loop() {
+		if _, _, err := htmlToText(string(page), base); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
