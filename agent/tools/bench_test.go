@@ -2,6 +2,7 @@ package tools
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net/url"
 	"os"
@@ -24,13 +25,38 @@ func goSrc(b *testing.B) string {
 	return src
 }
 
+// grep over the Go distribution's source, in Go and through ripgrep (when
+// it is installed), for a rare pattern, the bench's kinds and a frequent
+// one.
 func BenchmarkGrepGoSource(b *testing.B) {
 	env := newEnv(b, goSrc(b), &approver{})
-	var res Result
-	for b.Loop() {
-		res = run(b, env, "grep", `{"pattern":"func \\(\\w+ \\*Reader\\) Read\\(","glob":"*.go"}`)
+	searches := []struct{ name, args string }{
+		{"reader", `{"pattern":"func \\(\\w+ \\*Reader\\) Read\\(","glob":"*.go"}`},
+		{"word", `{"pattern":"\\bNewReader\\b"}`},
+		{"todo", `{"pattern":"(?i)todo|bug|note:","path":"net"}`},
+		{"frequent", `{"pattern":"err","path":"net/http"}`},
 	}
-	b.Log(res.Summary)
+	for _, engine := range []string{"go", "ripgrep"} {
+		if engine == "ripgrep" && ripgrepPath() == "" {
+			b.Log("ripgrep not installed")
+			continue
+		}
+		for _, s := range searches {
+			b.Run(engine+"/"+s.name, func(b *testing.B) {
+				saved := ripgrepMinBytes
+				defer func() { ripgrepMinBytes = saved }()
+				ripgrepMinBytes = math.MaxInt64
+				if engine == "ripgrep" {
+					ripgrepMinBytes = 0
+				}
+				var res Result
+				for b.Loop() {
+					res = run(b, env, "grep", s.args)
+				}
+				b.Log(res.Summary)
+			})
+		}
+	}
 }
 
 func BenchmarkGlobGoSource(b *testing.B) {
