@@ -56,8 +56,9 @@ const (
 	ripgrepChunkBytes = 64 << 20
 )
 
-// ripgrepPath is the rg to run, "" when none is installed (or it is older
-// than 11, before its --json settled).
+// ripgrepPath is the rg to run, "" when none is installed or it is older
+// than 11 (this is written against the flags of 11 to 13; Debian bookworm
+// has 13.0.0).
 var ripgrepPath = sync.OnceValue(func() string {
 	p, err := exec.LookPath("rg")
 	if err != nil {
@@ -112,9 +113,16 @@ func (env *Env) searchRipgrep(ctx context.Context, rg, expr string, out *output,
 				disk = append(disk, f.abs)
 			}
 		}
-		found, ok := runRipgrep(ctx, rg, expr, disk)
+		var found map[string][]rgLine
+		ok := false
+		if rg != "" {
+			found, ok = runRipgrep(ctx, rg, expr, disk)
+		}
 		if err := ctx.Err(); err != nil {
 			return 0, 0, err
+		}
+		if !ok {
+			rg = "" // it would refuse the next chunks too
 		}
 		for _, f := range chunk {
 			var n int
@@ -165,9 +173,9 @@ type rgLine struct {
 // Files rg cannot read are left out, as searchGo leaves them.
 //
 // rg writes each line as path NUL number : text. Its --json, which says
-// the same with a summary at the end, took more than half the time of a
-// search with many matches to decode (7603 lines of net/http: 70 ms
-// against 35 ms in Go); this form costs a split.
+// the same with a summary at the end, took more than half of a search
+// with many matches (7603 lines of net/http) to decode; this form costs a
+// split.
 func runRipgrep(ctx context.Context, rg, expr string, paths []string) (found map[string][]rgLine, ok bool) {
 	if len(paths) == 0 {
 		return nil, true
