@@ -206,6 +206,26 @@ func (d *documents) find(path string) *document {
 	return nil
 }
 
+// overlaidPaths are the paths read may serve other than from the disk:
+// open documents (by their path and real path) and what the server wrote
+// through the editor.
+func (d *documents) overlaidPaths() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var paths []string
+	for _, doc := range d.byURI {
+		for _, p := range []string{doc.path, doc.real} {
+			if p != "" {
+				paths = append(paths, p)
+			}
+		}
+	}
+	for p := range d.overlays {
+		paths = append(paths, p)
+	}
+	return paths
+}
+
 // read returns the content of path as the editor has it: the open buffer,
 // else what the server last wrote through the editor, else the disk.
 func (d *documents) read(path string) ([]byte, error) {

@@ -34,6 +34,10 @@ func (w workspace) Root() string {
 
 func (w workspace) ReadFile(path string) ([]byte, error) { return w.s.docs.read(path) }
 
+// OverlaidPaths implements tools.OverlaidFiles: grep reads these through
+// ReadFile and may search the rest on disk with ripgrep.
+func (w workspace) OverlaidPaths() []string { return w.s.docs.overlaidPaths() }
+
 func (w workspace) WriteFile(ctx context.Context, path string, content []byte) error {
 	if err := w.s.writeFile(ctx, path, content); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)

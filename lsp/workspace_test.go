@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -61,9 +62,16 @@ func TestToolsReadTheUnsavedBuffer(t *testing.T) {
 	if got := read(); got != "on disk\n" {
 		t.Errorf("before didOpen: %q", got)
 	}
+	overlaid := func() []string { h.sync(); return ws.(tools.OverlaidFiles).OverlaidPaths() }
+	if got := overlaid(); len(got) != 0 {
+		t.Errorf("before didOpen, overlaid paths %q", got)
+	}
 	openDoc(h, path, "line 1\nline 2 😀 x\n", 1)
 	if got := read(); got != "line 1\nline 2 😀 x\n" {
 		t.Errorf("after didOpen: %q", got)
+	}
+	if got := overlaid(); !slices.Contains(got, path) {
+		t.Errorf("after didOpen, overlaid paths %q lack %s", got, path)
 	}
 	// Two changes in one notification apply in order, positions in UTF-16.
 	change(h, path, 2, rangeChange(1, 10, 1, 11, "y"), rangeChange(0, 0, 0, 4, "LINE"))
@@ -88,6 +96,9 @@ func TestToolsReadTheUnsavedBuffer(t *testing.T) {
 	h.c.Notify(h.ctx, "textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": "file://" + path}})
 	if got := read(); got != "on disk\n" {
 		t.Errorf("after didClose: %q", got)
+	}
+	if got := overlaid(); len(got) != 0 {
+		t.Errorf("after didClose, overlaid paths %q", got)
 	}
 	if !h.log.contains("no longer mirrored") {
 		t.Error("the malformed change was not logged")
@@ -219,6 +230,9 @@ func TestWriteFileThroughTheEditor(t *testing.T) {
 	}
 	if got, _ := ws.ReadFile(closed); string(got) != "one\n2\n" {
 		t.Errorf("read after writing a closed file = %q", got)
+	}
+	if got := ws.(tools.OverlaidFiles).OverlaidPaths(); !slices.Contains(got, closed) {
+		t.Errorf("overlaid paths %q lack the file written through the editor", got)
 	}
 	os.WriteFile(closed, []byte("saved by someone else, longer"), 0o644)
 	if got, _ := ws.ReadFile(closed); string(got) != "saved by someone else, longer" {

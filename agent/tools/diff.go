@@ -5,6 +5,21 @@ import (
 	"strings"
 )
 
+// The diffs of edit and write are our own Myers diff rather than
+// go-udiff's (x/tools' algorithm), because go-udiff v0.4.2 stops looking
+// for a minimal diff after 100 edits and then marks unchanged lines as
+// changed, which the user reads in the approval and the model pays for in
+// tokens. On the 550 file changes in this repository's history ours marks
+// 16316 lines changed (GNU diff -u 16328, and ours is GNU's output byte for
+// byte on 420 of them), go-udiff 20919 (378); a 20000-line file with 400
+// lines changed is 800 changed lines for ours, 35002 for go-udiff. Ours is
+// faster too: 29 ms against 64 ms for the 550, 8 ms against 18 ms for the
+// 20000 lines (go-udiff wins only when every line differs: 3.5 ms against
+// 7 ms for 5000); and edit's diff costs time linear in the file where
+// go-udiff counts lines from the start for each edit (replace_all of 5000
+// lines of 50000: 19 ms against 60 ms). TestDiffAsSmallAsGNU keeps ours
+// minimal; BenchmarkDiff and BenchmarkEditDiff measure it.
+
 // A diffOp is one line of an edit script: ' ' kept, '-' removed, '+' added.
 // Line keeps its newline; the last line of a file may lack one.
 type diffOp struct {

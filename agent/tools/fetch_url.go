@@ -101,7 +101,9 @@ func (fetchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result
 	text := string(body)
 	if mt == "text/html" || mt == "application/xhtml+xml" || (mt == "text/plain" && looksLikeHTML(text)) {
 		var title string
-		title, text = htmlToText(text, final)
+		if title, text, err = htmlToText(text, final); err != nil {
+			return errResult(KindFetch, "%s: %v", final, err), nil
+		}
 		if title != "" {
 			fmt.Fprintf(&header, "Title: %s\n", title)
 		}

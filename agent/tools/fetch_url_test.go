@@ -172,34 +172,49 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) {
 	return f(r)
 }
 
+// Pages become Markdown as html-to-markdown writes it (see htmltext.go),
+// with what the model cannot use left out.
 func TestHTMLToText(t *testing.T) {
 	base, _ := url.Parse("https://example.com/docs/page.html")
 	tests := []struct {
 		name, html, title, text string
 	}{
-		{"entities", `<p>a &lt;b&gt; &amp; &quot;c&quot; &#39;d&#39; &#x263A; &nbsp;e</p>`, "", "a <b> & \"c\" 'd' ☺ e\n"},
-		{"uppercase tags", `<P>One<BR>Two</P><SCRIPT>hidden()</SCRIPT>`, "", "One\nTwo\n"},
-		{"nested lists", `<ul><li>a<ul><li>b</li></ul></li><li>c</li></ul>`, "", "- a\n  - b\n- c\n"},
-		{"relative links", `<a href="other.html">O</a> <a href="../up">U</a> <a href="#frag">F</a> <a href="javascript:x()">J</a>`, "",
-			"[O](https://example.com/docs/other.html) [U](https://example.com/up) F J\n"},
-		{"empty link", `<a href="/x"><img src="i.png"></a>text`, "", "text\n"},
-		{"image alt", `<p><img src="a.png" alt="A diagram"> caption</p>`, "", "[image: A diagram] caption\n"},
-		{"table", `<table><tr><th>k</th><th>v</th></tr><tr><td>a</td><td>1</td></tr></table>`, "", "k | v\na | 1\n"},
+		{"entities", `<p>a &lt;b&gt; &amp; &quot;c&quot; &#39;d&#39; &#x263A;&nbsp;e</p>`, "", "a <b> & \"c\" 'd' ☺ e\n"},
+		{"less-than stays itself", `<p>1 < 2 and 3 <= 4, List&lt;T&gt;, &amp;lt;</p>`, "", "1 < 2 and 3 <= 4, List<T>, &lt;\n"},
+		{"uppercase tags", `<P>One<BR>Two</P><SCRIPT>hidden()</SCRIPT>`, "", "One  \nTwo\n"},
+		{"nested lists", `<ul><li>a<ul><li>b</li></ul></li><li>c</li></ul><ol><li>x</li><li>y</li></ol>`, "", "- a\n  \n  - b\n- c\n\n<!--THE END-->\n\n1. x\n2. y\n"},
+		{"links", `<a href="other.html">O</a> <a href="../up">U</a> <a href="#frag">F</a> <a href="javascript:x()">J</a> <a href="ftp://h/f">P</a> <a href="mailto:a@b.c">M</a> <a>N</a>`, "",
+			"[O](https://example.com/docs/other.html) [U](https://example.com/up) F J P [M](mailto:a@b.c) N\n"},
+		{"a link holding a link", `<a href="javascript:x()">a <a href="/b">b</a></a>`, "", "a [b](https://example.com/b)\n"},
+		{"a link with only an image without a description", `<a href="/x"><img src="i.png"></a>text`, "", "text\n"},
+		{"images", `<p><img src="a.png" alt="A diagram"> caption <img src="data:image/png;base64,AAAA" alt="inline"> <img src="b.png"></p>`, "",
+			"![A diagram](https://example.com/docs/a.png) caption\n"},
+		{"table", `<table><tr><th>key</th><th>v</th></tr><tr><td>a</td><td>1</td></tr><tr><td></td><td></td></tr></table>`, "", "| key | v |\n|---|---|\n| a | 1 |\n"},
 		{"headings", `<h2>Two</h2><p>x</p><h3>Three</h3>`, "", "## Two\n\nx\n\n### Three\n"},
+		{"emphasis and quotes", `<p><b>bold</b> <em>it</em></p><blockquote><p>said</p></blockquote>`, "", "**bold** *it*\n\n> said\n"},
+		{"Markdown in the text is escaped", `<p>*not emphasis* and 1. not a list</p>`, "", "\\*not emphasis* and 1. not a list\n"},
 		{"title without head", `<title>T &amp; U</title><p>x</p>`, "T & U", "x\n"},
 		{"head with title", `<html><head><meta charset="utf-8"><title>Doc</title><link rel="x"></head><body>B</body></html>`, "Doc", "B\n"},
+		{"an SVG's title is not the page's", `<body><svg><title>icon</title></svg><p>x</p></body>`, "", "x\n"},
+		{"navigation, controls and drawings", `<nav><a href="/">Home</a></nav><p>body</p><button>Click</button><select><option>o</option></select><svg><text>t</text></svg>`, "", "body\n"},
 		{"unclosed script", `<p>a</p><script>never closed`, "", "a\n"},
 		{"unterminated comment", `<p>a</p><!-- never`, "", "a\n"},
-		{"lone less-than", `<p>1 < 2 and 3 <= 4</p>`, "", "1 < 2 and 3 <= 4\n"},
-		{"attribute with >", `<a title="a>b" href="/q">link</a>`, "", "[link](https://example.com/q)\n"},
+		{"a stray quote in a tag", `<div "=""><div>Lorem ipsum</div></div>`, "", "Lorem ipsum\n"},
+		{"attribute with >", `<a title="a>b" href="/q">link</a>`, "", "[link](https://example.com/q \"a>b\")\n"},
 		{"blank lines collapse", `<div><p>a</p><p></p><p></p><p>b</p></div>`, "", "a\n\nb\n"},
 		{"invalid utf8", "<p>a\xffb</p>", "", "a\uFFFDb\n"},
-		{"inline code", `<p>call <code>f(x)</code>.</p>`, "", "call `f(x)`.\n"},
-		{"hr", `<p>a</p><hr><p>b</p>`, "", "a\n\n---\n\nb\n"},
+		{"noncharacters", "<p>a\uFDD0b\uFDD1c</p>", "", "a\uFFFDb\uFFFDc\n"},
+		{"inline code", `<p>call <code>f(x) &lt; y</code>.</p>`, "", "call `f(x) < y`.\n"},
+		{"code block keeps its blank lines", "<pre><code>a\n\n\nb &lt; c\n</code></pre>", "", "```\na\n\n\nb < c\n```\n"},
+		{"hr", `<p>a</p><hr><p>b</p>`, "", "a\n\n* * *\n\nb\n"},
 		{"plain text", `no markup at all`, "", "no markup at all\n"},
+		{"nothing", `<p> </p>`, "", ""},
 	}
 	for _, tt := range tests {
-		title, text := htmlToText(tt.html, base)
+		title, text, err := htmlToText(tt.html, base)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
 		if title != tt.title || text != tt.text {
 			t.Errorf("%s: got title %q text %q, want %q %q", tt.name, title, text, tt.title, tt.text)
 		}

@@ -24,6 +24,9 @@ type DiskFiles struct{}
 // ReadFile implements Files. Only a regular file is read (ReadRegular).
 func (DiskFiles) ReadFile(path string) ([]byte, error) { return ReadRegular(path) }
 
+// OverlaidPaths implements OverlaidFiles: none, every read is the disk's.
+func (DiskFiles) OverlaidPaths() []string { return nil }
+
 // ReadRegular reads a regular file. Anything else (a FIFO, a device, a
 // socket) is an error, found without blocking: the file is opened
 // non-blocking and looked at before it is read.

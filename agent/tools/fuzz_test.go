@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // Every tool takes any argument text without panicking and without a Go
@@ -58,14 +59,23 @@ func FuzzToolArgs(f *testing.F) {
 }
 
 func FuzzHTMLToText(f *testing.F) {
-	for _, s := range []string{testPage, "<", "</", "<a href='x", "<!--", "<pre>\n<", "<title>x", "<head><title>", "<a href=\"javascript:1\">x</a>", "<ul><li><ol><li>"} {
+	for _, s := range []string{testPage, "<", "</", "<a href='x", "<!--", "<pre>\n<", "<title>x", "<head><title>", "<a href=\"javascript:1\">x</a>", "<ul><li><ol><li>",
+		"<a href=#><a href=/x><img alt=a src=data:x>", "<table><tr><td><table><tr><td>x", "a\uFDD0<b\xff>", "<p>a&lt;b</p><code>&gt;</code>"} {
 		f.Add(s)
 	}
 	base, _ := url.Parse("https://example.com/a/b")
 	f.Fuzz(func(t *testing.T, s string) {
-		_, text := htmlToText(s, base)
-		if strings.Contains(text, "\n\n\n") {
-			t.Fatalf("blank lines not collapsed: %q", text)
+		title, text, err := htmlToText(s, base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, out := range []string{title, text} {
+			if !utf8.ValidString(out) || strings.ContainsAny(out, string([]rune{ltSentinel, gtSentinel})) {
+				t.Fatalf("output %q of %q", out, s)
+			}
+		}
+		if text != "" && (!strings.HasSuffix(text, "\n") || strings.TrimSpace(text) == "") {
+			t.Fatalf("text %q of %q: not empty or lines", text, s)
 		}
 	})
 }
@@ -77,6 +87,11 @@ func FuzzGlob(f *testing.F) {
 	f.Fuzz(func(t *testing.T, pattern, name string) {
 		g, err := compileGlob(pattern, false)
 		if err != nil {
+			// What a shell reads literally is literal here too: only an
+			// empty pattern or a malformed class is refused.
+			if p := strings.TrimPrefix(pattern, "./"); p != "" && !strings.Contains(p, "[") {
+				t.Fatalf("%q refused: %v", pattern, err)
+			}
 			return
 		}
 		g.match(name)

@@ -65,27 +65,12 @@ func (grepTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result,
 		return errResult(KindGrep, "%v", err), nil
 	}
 
+	list, skipped, err := env.grepFiles(ctx, pl, filter)
 	out := newOutput(env, "grep")
-	var matches, files, skipped int
-	err = env.walkFiles(ctx, pl, func(name, rel, abs string) error {
-		if filter != nil && !filter.match(rel) {
-			return nil
-		}
-		if fi, err := os.Stat(abs); err == nil && fi.Size() > GrepFileBytes {
-			skipped++
-			return nil
-		}
-		data, err := env.files().ReadFile(abs)
-		if err != nil || isBinary(data) {
-			return nil
-		}
-		n := grepFile(out, name, data, re)
-		matches += n
-		if n > 0 {
-			files++
-		}
-		return nil
-	})
+	var matches, files int
+	if err == nil {
+		matches, files, err = env.search(ctx, out, list, pattern, re)
+	}
 	if err != nil {
 		out.discard()
 		if errors.Is(err, fs.ErrNotExist) {
@@ -112,6 +97,73 @@ func (grepTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result,
 	return Result{Kind: KindGrep, Text: text, Summary: summary, SavedTo: saved, Query: pattern}, nil
 }
 
+// grepFiles are the files under pl that match filter (nil: all), in the
+// walk's order, and how many were skipped as larger than GrepFileBytes.
+func (env *Env) grepFiles(ctx context.Context, pl place, filter *globPattern) (files []searchFile, skipped int, err error) {
+	err = env.walkFiles(ctx, pl, func(name, rel, abs string) error {
+		if filter != nil && !filter.match(rel) {
+			return nil
+		}
+		fi, err := os.Stat(abs)
+		if err == nil && fi.Size() > GrepFileBytes {
+			skipped++
+			return nil
+		}
+		var size int64
+		if err == nil {
+			size = fi.Size()
+		}
+		files = append(files, searchFile{name: name, abs: abs, size: size})
+		return nil
+	})
+	return files, skipped, err
+}
+
+// searchFile is a file grep searches: name as results print it, abs as
+// it is read, size as the walk found it.
+type searchFile struct {
+	name, abs string
+	size      int64
+}
+
+// search greps files, in order, into out and returns how many lines
+// matched in how many files: with ripgrep where it is installed and the
+// search is large enough to gain from it (grep_rg.go), else in Go. Both
+// give the same results.
+func (env *Env) search(ctx context.Context, out *output, files []searchFile, pattern string, re *regexp.Regexp) (matches, withMatches int, err error) {
+	if rg := ripgrepPath(); rg != "" && worthRipgrep(files) {
+		if expr, ok := ripgrepPattern(pattern); ok {
+			return env.searchRipgrep(ctx, rg, expr, out, files, re)
+		}
+	}
+	return env.searchGo(ctx, out, files, re)
+}
+
+// searchGo reads each file through Env.Files (so open buffers win) and
+// greps it; unreadable and binary files are skipped.
+func (env *Env) searchGo(ctx context.Context, out *output, files []searchFile, re *regexp.Regexp) (matches, withMatches int, err error) {
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return 0, 0, err
+		}
+		n := env.grepRead(out, f, re)
+		matches += n
+		if n > 0 {
+			withMatches++
+		}
+	}
+	return matches, withMatches, nil
+}
+
+// grepRead greps one file read through Env.Files.
+func (env *Env) grepRead(out *output, f searchFile, re *regexp.Regexp) int {
+	data, err := env.files().ReadFile(f.abs)
+	if err != nil || isBinary(data) {
+		return 0
+	}
+	return grepFile(out, f.name, data, re)
+}
+
 // grepFile writes the matching lines of data as name:line:text and returns
 // how many there were.
 func grepFile(out *output, name string, data []byte, re *regexp.Regexp) int {
@@ -124,14 +176,25 @@ func grepFile(out *output, name string, data []byte, re *regexp.Regexp) int {
 		} else {
 			l, data = data, nil
 		}
-		l = bytes.TrimSuffix(l, []byte{'\r'})
-		if loc := re.FindIndex(l); loc != nil {
+		if grepLine(out, name, line, l, re) {
 			n++
-			fmt.Fprintf(out, "%s:%d:%s\n", name, line, excerpt(l, loc[0]))
 		}
 		line++
 	}
 	return n
+}
+
+// grepLine writes line l (number n, without its newline) of file name as
+// name:n:text when re matches it, and reports whether it did. A \r ending
+// the line is not part of it.
+func grepLine(out *output, name string, n int, l []byte, re *regexp.Regexp) bool {
+	l = bytes.TrimSuffix(l, []byte{'\r'})
+	loc := re.FindIndex(l)
+	if loc == nil {
+		return false
+	}
+	fmt.Fprintf(out, "%s:%d:%s\n", name, n, excerpt(l, loc[0]))
+	return true
 }
 
 // excerpt is line l cut to about GrepLineBytes around offset at.

@@ -1,408 +1,208 @@
 package tools
 
 import (
-	"html"
+	"bytes"
+	"fmt"
 	"net/url"
 	"strings"
+	"sync"
+
+	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
-// htmlToText turns an HTML page into readable text, in the manner of a
-// Markdown rendering: headings as #, list items as -, links as
-// [text](url) resolved against base, pre blocks fenced with ```, code
-// spans in backticks. Scripts, styles, the head (but its title), navigation
-// and other non-content elements are dropped; entities are decoded; blank
-// lines are collapsed. It is a small tokenizer, not an HTML5 parser: it
-// aims at readable text from real pages, and never fails.
-func htmlToText(src string, base *url.URL) (title, text string) {
+// fetch_url hands the model a page as Markdown, parsed by x/net/html (the
+// HTML5 parsing algorithm browsers use) and written by html-to-markdown
+// (CommonMark with GitHub's tables). They replace a tokenizer of our own
+// that read less of real pages: on the 130 saved web pages of Mozilla
+// Readability's test suite, ours kept 88.5% of the words of each page's
+// article, html-to-markdown 94.8%; ours lost whole pages to markup it
+// misread (a stray quote in a tag, <div "="">, swallowed the rest). The
+// library is about 7 times slower and allocates 3 to 6 times more
+// (BenchmarkHTMLToText, the 300 KB Go specification: 34 ms and 12 MB
+// against 5 ms and 3.6 MB; the 130 pages: 4.5 ms a page against 1.3 ms),
+// which is little next to fetching the page, once per fetch.
+
+// htmlDropped are elements whose content is no use to the model, beyond
+// those the library drops (head, script, style, iframe, noscript, forms'
+// inputs and comments): navigation, drawings and controls.
+// The title is dropped too, having come apart.
+var htmlDropped = []string{"nav", "svg", "math", "canvas", "object", "template", "select", "button", "title"}
+
+// The sentinels that keep < and > as they are: the library writes them as
+// &lt; and &gt; outside code, which the model reads as noise. They are
+// Unicode noncharacters, which no page holds (any that does has them
+// replaced).
+const (
+	ltSentinel = '\uFDD0'
+	gtSentinel = '\uFDD1'
+)
+
+// textSentinels puts the sentinels in place of < and > in the page's text
+// (and a space for a no-break space).
+var textSentinels = strings.NewReplacer("<", string(ltSentinel), ">", string(gtSentinel), "\u00a0", " ")
+
+var markdownConverter = sync.OnceValue(func() *converter.Converter {
+	conv := converter.NewConverter(converter.WithPlugins(
+		base.NewBasePlugin(),
+		commonmark.NewCommonmarkPlugin(
+			commonmark.WithLinkEmptyHrefBehavior(commonmark.LinkBehaviorSkip),
+			commonmark.WithLinkEmptyContentBehavior(commonmark.LinkBehaviorSkip),
+		),
+		table.NewTablePlugin(
+			table.WithCellPaddingBehavior(table.CellPaddingBehaviorMinimal),
+			table.WithSkipEmptyRows(true),
+		),
+	))
+	for _, tag := range htmlDropped {
+		conv.Register.TagType(tag, converter.TagTypeRemove, converter.PriorityStandard)
+	}
+	conv.Register.PreRenderer(pruneLinksAndImages, converter.PriorityEarly)
+	conv.Register.TextTransformer(func(_ converter.Context, s string) string {
+		return textSentinels.Replace(s)
+	}, converter.PriorityEarly)
+	conv.Register.PostRenderer(func(_ converter.Context, b []byte) []byte {
+		b = bytes.ReplaceAll(b, []byte(string(ltSentinel)), []byte("<"))
+		return bytes.ReplaceAll(b, []byte(string(gtSentinel)), []byte(">"))
+	}, converter.PriorityLate)
+	return conv
+})
+
+// htmlToText turns an HTML page into Markdown: headings as #, lists as -,
+// links as [text](url) resolved against base (http, https and mailto
+// only), images with a description as ![alt](url), tables, code spans and
+// fenced code blocks. The page's title comes apart. It never fails on bad
+// HTML: any byte string is a page (invalid UTF-8 is replaced).
+func htmlToText(src string, base *url.URL) (title, text string, err error) {
 	src = strings.ToValidUTF8(src, "\uFFFD")
-	c := &htmlConv{base: base}
-	for i := 0; i < len(src); {
-		lt := strings.IndexByte(src[i:], '<')
-		if lt < 0 {
-			c.text(src[i:])
-			break
+	src = strings.NewReplacer(string(ltSentinel), "\uFFFD", string(gtSentinel), "\uFFFD").Replace(src)
+	doc, err := html.Parse(strings.NewReader(src))
+	if err != nil {
+		return "", "", fmt.Errorf("cannot parse the page: %w", err)
+	}
+	title = pageTitle(doc)
+	md, err := markdownConverter().ConvertNode(doc, converter.WithDomain(base.String()))
+	if err != nil {
+		return title, "", fmt.Errorf("cannot turn the page into Markdown: %w", err)
+	}
+	md = bytes.TrimSpace(md)
+	if len(md) == 0 {
+		return title, "", nil
+	}
+	return title, string(md) + "\n", nil
+}
+
+// pageTitle is the text of the document's <title> (not an SVG's), with its
+// spaces collapsed.
+func pageTitle(n *html.Node) string {
+	if n.Type == html.ElementNode && n.DataAtom == atom.Title && n.Namespace == "" {
+		var b strings.Builder
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.TextNode {
+				b.WriteString(c.Data)
+			}
 		}
-		c.text(src[i : i+lt])
-		i += lt
-		i = c.markup(src, i)
+		return strings.Join(strings.Fields(b.String()), " ")
 	}
-	return strings.TrimSpace(collapseSpaces(c.title.String())), c.finish()
-}
-
-// htmlConv is the state of one conversion.
-type htmlConv struct {
-	base    *url.URL
-	out     []byte
-	title   strings.Builder
-	inTitle bool
-	pre     int  // depth of <pre>
-	preLead bool // a newline right after <pre> is dropped
-	lists   []string
-	links   []linkStart
-}
-
-type linkStart struct {
-	at   int // len(out) when the link opened
-	href string
-}
-
-// Elements whose content is dropped whole.
-var skipElements = map[string]bool{
-	"script": true, "style": true, "noscript": true, "template": true, "svg": true,
-	"math": true, "iframe": true, "object": true, "canvas": true, "head": true,
-	"nav": true, "select": true, "button": true,
-}
-
-// Elements that break lines: block elements start and end on their own line.
-var blockElements = map[string]bool{
-	"p": true, "div": true, "section": true, "article": true, "main": true, "header": true,
-	"footer": true, "aside": true, "blockquote": true, "figure": true, "figcaption": true,
-	"table": true, "thead": true, "tbody": true, "tfoot": true, "tr": true, "ul": true, "ol": true,
-	"dl": true, "dt": true, "dd": true, "li": true, "h1": true, "h2": true, "h3": true, "h4": true,
-	"h5": true, "h6": true, "pre": true, "hr": true, "address": true, "details": true,
-	"summary": true, "fieldset": true, "form": true, "caption": true, "body": true, "html": true,
-}
-
-// markup handles the tag, comment or declaration at src[i] == '<' and
-// returns where the text after it starts.
-func (c *htmlConv) markup(src string, i int) int {
-	rest := src[i:]
-	switch {
-	case strings.HasPrefix(rest, "<!--"):
-		if j := strings.Index(rest[4:], "-->"); j >= 0 {
-			return i + 4 + j + 3
+	if n.Type == html.ElementNode && n.Namespace != "" {
+		return ""
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if t := pageTitle(c); t != "" {
+			return t
 		}
-		return len(src)
-	case strings.HasPrefix(rest, "<!") || strings.HasPrefix(rest, "<?"):
-		if j := strings.IndexByte(rest, '>'); j >= 0 {
-			return i + j + 1
-		}
-		return len(src)
 	}
-	closing := strings.HasPrefix(rest, "</")
-	nameAt := 1
-	if closing {
-		nameAt = 2
-	}
-	n := nameAt
-	for n < len(rest) && isNameByte(rest[n]) {
-		n++
-	}
-	if n == nameAt { // "<" not starting a tag is text
-		c.text("<")
-		return i + 1
-	}
-	name := strings.ToLower(rest[nameAt:n])
-	end, attrs := tagEnd(rest, n)
-	next := i + end
-	if closing {
-		c.close(name)
-		return next
-	}
-	selfClosing := strings.HasSuffix(strings.TrimSpace(rest[:end-1]), "/")
-	if skipElements[name] && !selfClosing {
-		if name == "head" {
-			// Keep the title: parse on inside the head, dropping the rest.
-			if t := indexFold(src[next:], "<title"); t >= 0 {
-				h := indexFold(src[next:], "</head")
-				if h < 0 || t < h {
-					tEnd, _ := tagEnd(src[next+t:], len("<title"))
-					body := src[next+t+tEnd:]
-					if e := indexFold(body, "</title"); e >= 0 {
-						c.title.WriteString(html.UnescapeString(body[:e]))
-					}
+	return ""
+}
+
+// pruneLinksAndImages keeps the links the model can follow and the images
+// it can learn something of: a link to anything but an http, https or
+// mailto URL elsewhere than this page (a #fragment, javascript:) keeps
+// only its text, and an image without a description or inlined as a data:
+// URL is dropped.
+func pruneLinksAndImages(ctx converter.Context, doc *html.Node) {
+	base, _ := url.Parse(converter.GetDomain(ctx))
+	var unwrap, drop []*html.Node
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode {
+			switch n.DataAtom {
+			case atom.A:
+				if href := followable(base, attrOf(n, "href")); href != "" {
+					setAttr(n, "href", href)
+				} else {
+					unwrap = append(unwrap, n)
+				}
+			case atom.Img:
+				src := strings.TrimSpace(attrOf(n, "src"))
+				if strings.TrimSpace(attrOf(n, "alt")) == "" || strings.HasPrefix(strings.ToLower(src), "data:") {
+					drop = append(drop, n)
 				}
 			}
 		}
-		if j := indexFold(src[next:], "</"+name); j >= 0 {
-			after := next + j
-			if k := strings.IndexByte(src[after:], '>'); k >= 0 {
-				return after + k + 1
-			}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
 		}
-		return len(src)
 	}
-	c.open(name, attrs)
-	return next
-}
-
-func (c *htmlConv) open(name, attrs string) {
-	switch {
-	case name == "title":
-		c.inTitle = true
-	case name == "br":
-		c.newline(1)
-	case name == "hr":
-		c.newline(2)
-		c.write("---")
-		c.newline(2)
-	case len(name) == 2 && name[0] == 'h' && name[1] >= '1' && name[1] <= '6':
-		c.newline(2)
-		c.write(strings.Repeat("#", int(name[1]-'0')) + " ")
-	case name == "pre":
-		c.newline(2)
-		c.write("```\n")
-		c.pre++
-		c.preLead = true
-	case name == "ul" || name == "ol":
-		c.newline(1)
-		c.lists = append(c.lists, name)
-	case name == "li":
-		c.newline(1)
-		depth := max(0, len(c.lists)-1)
-		c.write(strings.Repeat("  ", depth) + "- ")
-	case name == "td" || name == "th":
-		if len(c.out) > 0 && c.out[len(c.out)-1] != '\n' {
-			c.write(" | ")
+	walk(doc)
+	for _, n := range drop {
+		n.Parent.RemoveChild(n)
+	}
+	// An unfollowable link gives way to its content, innermost first.
+	for i := len(unwrap) - 1; i >= 0; i-- {
+		n := unwrap[i]
+		for c := n.FirstChild; c != nil; c = n.FirstChild {
+			n.RemoveChild(c)
+			n.Parent.InsertBefore(c, n)
 		}
-	case name == "code" || name == "kbd" || name == "samp" || name == "tt":
-		if c.pre == 0 {
-			c.space()
-			c.write("`")
-		}
-	case name == "a":
-		c.links = append(c.links, linkStart{at: len(c.out), href: c.resolveHref(attr(attrs, "href"))})
-	case name == "img":
-		if alt := strings.TrimSpace(attr(attrs, "alt")); alt != "" {
-			c.text("[image: " + alt + "]")
-		}
-	case name == "p" || name == "blockquote" || name == "table" || name == "figure" || name == "dl":
-		c.newline(2)
-	case blockElements[name]:
-		c.newline(1)
+		n.Parent.RemoveChild(n)
 	}
 }
 
-func (c *htmlConv) close(name string) {
-	switch {
-	case name == "title":
-		c.inTitle = false
-	case name == "pre":
-		if c.pre > 0 {
-			c.pre--
-			c.newline(1)
-			c.write("```")
-			c.newline(2)
-		}
-	case name == "ul" || name == "ol":
-		if n := len(c.lists); n > 0 {
-			c.lists = c.lists[:n-1]
-		}
-		c.newline(1)
-	case name == "code" || name == "kbd" || name == "samp" || name == "tt":
-		if c.pre == 0 {
-			c.write("`")
-		}
-	case name == "a":
-		if n := len(c.links); n > 0 {
-			l := c.links[n-1]
-			c.links = c.links[:n-1]
-			if l.href != "" && l.at <= len(c.out) {
-				if label := strings.TrimSpace(string(c.out[l.at:])); label != "" {
-					c.out = append(c.out[:l.at], "["+label+"]("+l.href+")"...)
-				}
-			}
-		}
-	case len(name) == 2 && name[0] == 'h' && name[1] >= '1' && name[1] <= '6',
-		name == "p", name == "blockquote", name == "table", name == "figure", name == "dl":
-		c.newline(2)
-	case blockElements[name]:
-		c.newline(1)
-	}
-}
-
-// text adds character data: entities decoded, whitespace collapsed outside
-// <pre>.
-func (c *htmlConv) text(s string) {
-	if s == "" {
-		return
-	}
-	s = html.UnescapeString(s)
-	if c.inTitle {
-		c.title.WriteString(s)
-		return
-	}
-	if c.pre > 0 {
-		if c.preLead {
-			s = strings.TrimPrefix(strings.TrimPrefix(s, "\r"), "\n")
-			c.preLead = false
-		}
-		c.write(s)
-		return
-	}
-	lead := isSpace(s[0])
-	trail := isSpace(s[len(s)-1])
-	words := strings.Fields(s)
-	if len(words) == 0 {
-		if lead {
-			c.space()
-		}
-		return
-	}
-	if lead {
-		c.space()
-	}
-	c.write(strings.Join(words, " "))
-	if trail {
-		c.space()
-	}
-}
-
-// space adds one space unless the output is at a line start or has one.
-func (c *htmlConv) space() {
-	if n := len(c.out); n > 0 && c.out[n-1] != ' ' && c.out[n-1] != '\n' {
-		c.out = append(c.out, ' ')
-	}
-}
-
-func (c *htmlConv) write(s string) { c.out = append(c.out, s...) }
-
-// newline ends the output with at least n newlines (none at the very start).
-func (c *htmlConv) newline(n int) {
-	for len(c.out) > 0 && c.out[len(c.out)-1] == ' ' {
-		c.out = c.out[:len(c.out)-1]
-	}
-	if len(c.out) == 0 {
-		return
-	}
-	have := 0
-	for i := len(c.out) - 1; i >= 0 && c.out[i] == '\n'; i-- {
-		have++
-	}
-	for ; have < n; have++ {
-		c.out = append(c.out, '\n')
-	}
-}
-
-// finish trims trailing spaces of lines and collapses blank lines.
-func (c *htmlConv) finish() string {
-	var b strings.Builder
-	blank := 0
-	for line := range strings.SplitSeq(string(c.out), "\n") {
-		line = strings.TrimRight(line, " \t")
-		if line == "" {
-			blank++
-			continue
-		}
-		if b.Len() > 0 {
-			if blank > 0 {
-				b.WriteString("\n\n")
-			} else {
-				b.WriteByte('\n')
-			}
-		}
-		blank = 0
-		b.WriteString(line)
-	}
-	if b.Len() > 0 {
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
-
-func (c *htmlConv) resolveHref(href string) string {
-	href = strings.TrimSpace(html.UnescapeString(href))
-	if href == "" || strings.HasPrefix(href, "#") || strings.HasPrefix(strings.ToLower(href), "javascript:") {
+// followable is href resolved against base when it leads somewhere the
+// model can fetch or name (http, https, mailto) other than the page
+// itself; "" otherwise.
+func followable(base *url.URL, href string) string {
+	href = strings.TrimSpace(href)
+	if href == "" || strings.HasPrefix(href, "#") {
 		return ""
 	}
 	u, err := url.Parse(href)
 	if err != nil {
 		return ""
 	}
-	if c.base != nil {
-		u = c.base.ResolveReference(u)
+	if base != nil {
+		u = base.ResolveReference(u)
 	}
-	if u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "mailto" {
-		return ""
+	switch u.Scheme {
+	case "http", "https", "mailto":
+		return u.String()
 	}
-	return u.String()
+	return ""
 }
 
-// tagEnd finds the '>' ending the tag whose name ends at rest[n], skipping
-// quoted attribute values; it returns the offset after it and the
-// attribute text.
-func tagEnd(rest string, n int) (int, string) {
-	var quote byte
-	for j := n; j < len(rest); j++ {
-		ch := rest[j]
-		switch {
-		case quote != 0:
-			if ch == quote {
-				quote = 0
-			}
-		case ch == '"' || ch == '\'':
-			quote = ch
-		case ch == '>':
-			return j + 1, rest[n:j]
-		}
-	}
-	return len(rest), rest[n:]
-}
-
-// attr returns the value of attribute name in a tag's attribute text.
-func attr(attrs, name string) string {
-	for i := 0; i < len(attrs); {
-		for i < len(attrs) && (isSpace(attrs[i]) || attrs[i] == '/') {
-			i++
-		}
-		k := i
-		for i < len(attrs) && !isSpace(attrs[i]) && attrs[i] != '=' && attrs[i] != '>' {
-			i++
-		}
-		key := strings.ToLower(attrs[k:i])
-		for i < len(attrs) && isSpace(attrs[i]) {
-			i++
-		}
-		val := ""
-		if i < len(attrs) && attrs[i] == '=' {
-			i++
-			for i < len(attrs) && isSpace(attrs[i]) {
-				i++
-			}
-			if i < len(attrs) && (attrs[i] == '"' || attrs[i] == '\'') {
-				q := attrs[i]
-				e := strings.IndexByte(attrs[i+1:], q)
-				if e < 0 {
-					val, i = attrs[i+1:], len(attrs)
-				} else {
-					val, i = attrs[i+1:i+1+e], i+e+2
-				}
-			} else {
-				v := i
-				for i < len(attrs) && !isSpace(attrs[i]) {
-					i++
-				}
-				val = attrs[v:i]
-			}
-		}
-		if key == name {
-			return val
-		}
-		if k == i {
-			i++
+func attrOf(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Namespace == "" && a.Key == key {
+			return a.Val
 		}
 	}
 	return ""
 }
 
-// indexFold is strings.Index ignoring ASCII case of sub (lower-case).
-func indexFold(s, sub string) int {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if strings.EqualFold(s[i:i+len(sub)], sub) {
-			return i
+func setAttr(n *html.Node, key, val string) {
+	for i, a := range n.Attr {
+		if a.Namespace == "" && a.Key == key {
+			n.Attr[i].Val = val
+			return
 		}
 	}
-	return -1
+	n.Attr = append(n.Attr, html.Attribute{Key: key, Val: val})
 }
-
-func isNameByte(b byte) bool {
-	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '-' || b == ':'
-}
-
-func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\f' }
-
-// collapseSpaces joins the words of s with single spaces.
-func collapseSpaces(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // looksLikeHTML reports whether text seems to be an HTML document.
 func looksLikeHTML(s string) bool {

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"os"
@@ -39,6 +40,7 @@ type output struct {
 	last  byte  // the last byte written
 
 	file    *os.File
+	buf     *bufio.Writer // over file
 	saveErr error
 }
 
@@ -61,11 +63,8 @@ func (o *output) Write(p []byte) (int, error) {
 		o.startFile(prev)
 	}
 	if o.file != nil {
-		if _, err := o.file.Write(p); err != nil {
-			o.saveErr = err
-			o.file.Close()
-			os.Remove(o.file.Name())
-			o.file = nil
+		if _, err := o.buf.Write(p); err != nil {
+			o.dropFile(err)
 		}
 	}
 	if room := TextHead - len(o.head); room > 0 {
@@ -91,13 +90,18 @@ func (o *output) startFile(prev int64) {
 		o.saveErr = err
 		return
 	}
-	if _, err := f.Write(o.head[:prev]); err != nil {
-		o.saveErr = err
-		f.Close()
-		os.Remove(f.Name())
-		return
+	o.file, o.buf = f, bufio.NewWriterSize(f, 64<<10)
+	if _, err := o.buf.Write(o.head[:prev]); err != nil {
+		o.dropFile(err)
 	}
-	o.file = f
+}
+
+// dropFile gives up the temp file after err.
+func (o *output) dropFile(err error) {
+	o.saveErr = err
+	o.file.Close()
+	os.Remove(o.file.Name())
+	o.file, o.buf = nil, nil
 }
 
 // WriteString implements io.StringWriter.
@@ -116,13 +120,17 @@ func (o *output) lines() int64 {
 // be saved).
 func (o *output) finish() (text, savedTo string) {
 	if o.file != nil {
-		if err := o.file.Close(); err != nil && o.saveErr == nil {
+		err := o.buf.Flush()
+		if cerr := o.file.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
 			o.saveErr = err
 			os.Remove(o.file.Name())
 		} else {
 			savedTo = o.file.Name()
 		}
-		o.file = nil
+		o.file, o.buf = nil, nil
 	}
 	tail := o.tail.bytes()
 	if o.total <= TextHead+TextTail {
@@ -170,7 +178,7 @@ func (o *output) discard() {
 	if o.file != nil {
 		o.file.Close()
 		os.Remove(o.file.Name())
-		o.file = nil
+		o.file, o.buf = nil, nil
 	}
 }
 

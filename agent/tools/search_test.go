@@ -229,6 +229,22 @@ func TestGlobPatterns(t *testing.T) {
 		{"a[b", false, []string{"a[b"}, []string{"ab"}},
 		{`\*.go`, false, []string{"*.go"}, []string{"a.go"}},
 		{"a.(b)+", false, []string{"a.(b)+"}, []string{"a.b"}},
+		// ** inside an alternative matches zero directories too.
+		{"{a/**,b}/c", false, []string{"a/c", "a/x/c", "a/x/y/c", "b/c"}, []string{"c", "ab/c"}},
+		// A class member may be escaped; a ] first in a class is a member.
+		{`[\]]`, false, []string{"]"}, []string{`\`, `\]`}},
+		{"[]]", false, []string{"]"}, []string{"a"}},
+		{"[]a]", false, []string{"]", "a"}, []string{"b"}},
+		{"[!]]", false, []string{"a"}, []string{"]", "a]"}},
+		// A class never matches the path separator.
+		{"x[!a]y", false, []string{"xby"}, []string{"x/y", "xay"}},
+		{"x[^a-]y", false, []string{"xby"}, []string{"x/y", "x-y"}},
+		{"x[!-]y", false, []string{"xby"}, []string{"x/y", "x-y"}},
+		// What closes nothing, or is never closed, is literal.
+		{"a}", false, []string{"a}"}, []string{"a"}},
+		{`a\{b,c}`, false, []string{"a{b,c}"}, []string{"ab", "ac"}},
+		{"{a,b", false, []string{"{a,b"}, []string{"a", "b"}},
+		{`x\`, false, []string{`x\`}, []string{"x"}},
 	}
 	for _, tt := range tests {
 		g, err := compileGlob(tt.pattern, tt.anyDepth)

@@ -97,6 +97,18 @@ type Files interface {
 	WriteFile(ctx context.Context, path string, content []byte) error
 }
 
+// OverlaidFiles is Files that can tell which paths it may serve from
+// memory rather than from the disk (open editor buffers, edits the editor
+// has not saved). grep searches the other files on the disk with ripgrep
+// when it is installed; with Files that cannot tell, it reads every file
+// through ReadFile.
+type OverlaidFiles interface {
+	Files
+	// OverlaidPaths are the absolute paths whose ReadFile may differ from
+	// the file on disk (a path may be named through symlinks or resolved).
+	OverlaidPaths() []string
+}
+
 // Approval describes a call waiting for the user's consent.
 type Approval struct {
 	Tool    string // tool name

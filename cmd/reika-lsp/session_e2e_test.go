@@ -162,6 +162,11 @@ func readingScript(files []string, reached func(int)) enginetest.Script {
 		mu.Lock()
 		defer mu.Unlock()
 		last := r.Messages[len(r.Messages)-1]
+		if last.Content == ctxwin.ShedNotice && len(r.Messages) > 1 {
+			// A request that sheds ends with the notice; the turn's prompt
+			// (a resume's RESUME) is the message before it.
+			last = r.Messages[len(r.Messages)-2]
+		}
 		switch {
 		case r.ToolChoice == "none":
 			return enginetest.Text("NOTE: reading the files in order")

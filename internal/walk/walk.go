@@ -4,14 +4,11 @@
 package walk
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
@@ -122,137 +119,4 @@ func (m *Matcher) Ignored(rel string, isDir bool) bool {
 		dir = child
 	}
 	return false
-}
-
-// rule is one .gitignore line.
-type rule struct {
-	base    string // directory of the .gitignore, slash-separated, "" at the root
-	re      *regexp.Regexp
-	negate  bool
-	dirOnly bool
-}
-
-// ignored applies rules in order; the last match wins.
-func ignored(rules []rule, rel string, isDir bool) bool {
-	out := false
-	for _, r := range rules {
-		if r.dirOnly && !isDir {
-			continue
-		}
-		p := rel
-		if r.base != "" {
-			if !strings.HasPrefix(rel, r.base+"/") {
-				continue
-			}
-			p = rel[len(r.base)+1:]
-		}
-		if r.re.MatchString(p) {
-			out = !r.negate
-		}
-	}
-	return out
-}
-
-// parse reads the rules of one .gitignore file in directory base.
-func parse(data []byte, base string) []rule {
-	var rules []rule
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		if r, ok := parseLine(sc.Text(), base); ok {
-			rules = append(rules, r)
-		}
-	}
-	return rules
-}
-
-func parseLine(line, base string) (rule, bool) {
-	line = strings.TrimSuffix(line, "\r")
-	// Trailing spaces are dropped unless escaped with a backslash.
-	for strings.HasSuffix(line, " ") && !strings.HasSuffix(line, "\\ ") {
-		line = line[:len(line)-1]
-	}
-	if line == "" || strings.HasPrefix(line, "#") {
-		return rule{}, false
-	}
-	r := rule{base: base}
-	if strings.HasPrefix(line, "!") {
-		r.negate = true
-		line = line[1:]
-	} else if strings.HasPrefix(line, `\!`) || strings.HasPrefix(line, `\#`) {
-		line = line[1:]
-	}
-	if strings.HasSuffix(line, "/") {
-		r.dirOnly = true
-		line = strings.TrimRight(line, "/")
-	}
-	if line == "" {
-		return rule{}, false
-	}
-	// A slash at the start or in the middle anchors the pattern to base;
-	// otherwise it matches a name at any depth.
-	anchored := strings.Contains(line, "/")
-	line = strings.TrimPrefix(line, "/")
-	expr := globToRegexp(line)
-	if anchored {
-		expr = "^" + expr + "$"
-	} else {
-		expr = "(^|/)" + expr + "$"
-	}
-	re, err := regexp.Compile(expr)
-	if err != nil {
-		return rule{}, false
-	}
-	r.re = re
-	return r, true
-}
-
-// globToRegexp translates gitignore glob syntax: * and ? stay within one
-// path element, ** spans elements, [...] is a class.
-func globToRegexp(g string) string {
-	var b strings.Builder
-	for i := 0; i < len(g); i++ {
-		c := g[i]
-		switch c {
-		case '*':
-			if i+1 < len(g) && g[i+1] == '*' {
-				// "**/" matches zero or more directories; a trailing "/**"
-				// everything inside; elsewhere "**" acts as "*".
-				switch {
-				case i+2 < len(g) && g[i+2] == '/':
-					b.WriteString("(.*/)?")
-					i += 2
-				case i+2 == len(g):
-					b.WriteString(".*")
-					i++
-				default:
-					b.WriteString("[^/]*")
-					i++
-				}
-				continue
-			}
-			b.WriteString("[^/]*")
-		case '?':
-			b.WriteString("[^/]")
-		case '[':
-			j := strings.IndexByte(g[i+1:], ']')
-			if j < 0 {
-				b.WriteString(`\[`)
-				continue
-			}
-			class := g[i+1 : i+1+j]
-			if strings.HasPrefix(class, "!") {
-				class = "^" + class[1:]
-			}
-			b.WriteString("[" + strings.ReplaceAll(class, `\`, `\\`) + "]")
-			i += j + 1
-		case '\\':
-			if i+1 < len(g) {
-				i++
-				b.WriteString(regexp.QuoteMeta(string(g[i])))
-			}
-		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
-		}
-	}
-	return b.String()
 }
