@@ -450,7 +450,7 @@ func (a *Agent) UpdateSettings(s Settings) error {
 	a.appr.setMode(s.Approve)
 	hideSecrets(s, a.logf)
 	if newModel != nil && (old.BaseURL != s.BaseURL || old.Model != s.Model || old.APIKey != s.APIKey ||
-		old.ContextWindow != s.ContextWindow || old.ModelsURL != s.ModelsURL) {
+		old.ContextWindow != s.ContextWindow || old.ModelsURL != s.ModelsURL || old.CacheReuse != s.CacheReuse) {
 		m, err := newModel(s)
 		if err != nil {
 			return err
