@@ -162,6 +162,9 @@ func readingScript(files []string, reached func(int)) enginetest.Script {
 		mu.Lock()
 		defer mu.Unlock()
 		last := r.Messages[len(r.Messages)-1]
+		if n := len(r.Messages); n > 1 && last.Role == ctxwin.RoleUser && last.Content == ctxwin.ShedNotice {
+			last = r.Messages[n-2] // a shrink of the resumed session told the model of it
+		}
 		switch {
 		case r.ToolChoice == "none":
 			return enginetest.Text("NOTE: reading the files in order")
