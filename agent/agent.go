@@ -45,6 +45,7 @@ type Agent struct {
 	// bg tracks discovery, so that Close waits for it.
 	bg          sync.WaitGroup
 	countFailed sync.Once // logs the first failure to count tokens
+	reuseWarned sync.Once // says once that the engine cannot reuse chunks
 
 	mu            sync.Mutex
 	idle          *sync.Cond         // signalled when brief ends; uses mu

@@ -1,0 +1,46 @@
+package agent
+
+import (
+	"testing"
+
+	"github.com/reika-lsp/reika-lsp/ctxwin"
+)
+
+// TestDeletionShaped: which requests llama.cpp's chunk reuse can serve
+// after their first difference — deletions and a new tail — and which it
+// cannot (an insertion, a replacement in place).
+func TestDeletionShaped(t *testing.T) {
+	msg := func(role, content string) ctxwin.Message { return ctxwin.Message{Role: role, Content: content} }
+	call := func(id string) ctxwin.Message {
+		return ctxwin.Message{Role: ctxwin.RoleAssistant, Reasoning: "thinking about " + id, ToolCalls: []ctxwin.ToolCall{{ID: id, Name: "read", Arguments: `{"path":"` + id + `"}`}}}
+	}
+	result := func(id, text string) ctxwin.Message {
+		return ctxwin.Message{Role: ctxwin.RoleTool, ToolCallID: id, Content: text}
+	}
+	sys, task := msg(ctxwin.RoleSystem, "system"), msg(ctxwin.RoleUser, "task")
+	prev := []ctxwin.Message{sys, task,
+		call("a"), result("a", "a.go lines 1-3 of 3\n1 package a\n2\n3 func A() {}\n"),
+		call("b"), result("b", "b.go lines 1-2 of 2\n1 package b\n2 var B = 1\n"),
+		call("c"), result("c", "c.go lines 1-1 of 1\n1 package c\n")}
+	noReasoning := call("b")
+	noReasoning.Reasoning = ""
+	for _, tc := range []struct {
+		name string
+		next []ctxwin.Message
+		d    int
+		kept int // messages kept whole after d; -1: not deletion-shaped
+	}{
+		{"fold: rounds deleted, recap appended", []ctxwin.Message{sys, task, prev[6], prev[7], msg(ctxwin.RoleUser, "recap")}, 2, 1},
+		{"shed: a body deleted, its header kept, notice appended",
+			[]ctxwin.Message{sys, task, prev[2], result("a", "a.go lines 1-3 of 3"), prev[4], prev[5], prev[6], prev[7], msg(ctxwin.RoleUser, "shed")}, 3, 4},
+		{"reasoning dropped", []ctxwin.Message{sys, task, prev[2], prev[3], noReasoning, prev[5], prev[6], prev[7]}, 4, 3},
+		{"recap in place of the rounds", []ctxwin.Message{sys, task, msg(ctxwin.RoleUser, "recap"), prev[6], prev[7]}, 2, -1},
+		{"summary in place of a result", []ctxwin.Message{sys, task, prev[2], result("a", "Read a.go: func A"), prev[4], prev[5]}, 3, -1},
+		{"a message only changed", []ctxwin.Message{sys, task, prev[2], result("a", "a.go changed"), prev[4]}, 3, -1},
+	} {
+		kept, ok := deletionShaped(prev, tc.next, tc.d)
+		if got := len(kept); !ok && tc.kept != -1 || ok && got != tc.kept {
+			t.Errorf("%s: kept %d whole, deletion-shaped %v; want %d", tc.name, got, ok, tc.kept)
+		}
+	}
+}
