@@ -11,17 +11,19 @@ import "github.com/reika-lsp/reika-lsp/agent"
 // position and advances that position only on a match, so a run shorter
 // than n_cache_reuse that sits between two deletions stops the reuse there:
 // everything after it is processed again. The size must therefore stay
-// below the shortest text a shrink keeps between two deletions; the
-// shortest is the end of one shed result and the header kept of the next in
-// the same round ("</tool_response><tool_response>a.go lines 1-9 of 9"),
-// 24 tokens in the test vocabulary and about 15 where <tool_response> is
-// one token (Qwen3). Below about 4 the server starts reusing runs that only
-// happen to match (template boilerplate of a deleted round), KV computed in
-// another context. Measured on llama-server 0.7.0 (build 11669),
-// TestRealChunkReuse: with 8 every deletion-shaped request reused all the
-// text it kept, and nothing matched by chance; 32 lost everything after two
-// adjacent shed results, 128 everything after the first shed result; 2 and
-// 1 reused chance matches.
+// below the shortest text a shrink keeps between two deletions: the end of
+// one shed result and the header kept of the next in the same round
+// ("</tool_response><tool_response>a.go lines 1-9 of 9"), 24 tokens in the
+// test vocabulary and about 15 where <tool_response> is one token (Qwen3).
+// Too small a size reuses runs that only happen to match, KV computed for
+// other text. Measured on llama-server 0.7.0 (build 11669) with
+// TestRealChunkReuse: every size from 1 to 16 reused all a deletion-shaped
+// request kept (deleted rounds, deleted bodies of shed results, three of
+// them adjacent); 32 to 256 lost everything after two adjacent shed
+// results, 128 and 256 everything after the first shed result; sizes 1 and
+// 2 reused tokens by chance after an insertion, 4 and up none. 8 is below
+// the shortest kept run with a margin for denser vocabularies, and twice
+// the size where chance matches stopped.
 const DefaultCacheReuse = 8
 
 // cacheReuse is the n_cache_reuse to send with a chat request, and whether
