@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/reika-lsp/reika-lsp/ctxwin"
@@ -85,13 +86,8 @@ func deletionShaped(prev, next []ctxwin.Message, d int) (kept []ctxwin.Message, 
 // cutOf reports whether m is o with the end of its text (or its reasoning)
 // deleted.
 func cutOf(m, o ctxwin.Message) bool {
-	if m.Role != o.Role || m.ToolCallID != o.ToolCallID || len(m.ToolCalls) != len(o.ToolCalls) {
+	if m.Role != o.Role || m.ToolCallID != o.ToolCallID || !slices.Equal(m.ToolCalls, o.ToolCalls) {
 		return false
-	}
-	for i := range m.ToolCalls {
-		if m.ToolCalls[i] != o.ToolCalls[i] {
-			return false
-		}
 	}
 	if m.Reasoning != o.Reasoning && m.Reasoning != "" {
 		return false
