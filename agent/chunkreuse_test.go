@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/reika-lsp/reika-lsp/ctxwin"
@@ -42,5 +43,37 @@ func TestDeletionShaped(t *testing.T) {
 		if got := len(kept); !ok && tc.kept != -1 || ok && got != tc.kept {
 			t.Errorf("%s: kept %d whole, deletion-shaped %v; want %d", tc.name, got, ok, tc.kept)
 		}
+	}
+}
+
+// TestReuseText: the debug line names the chunks reused beyond the common
+// prefix, and says once that a deletion-shaped request that kept hundreds
+// of tokens reused none of them although chunk reuse was asked for.
+func TestReuseText(t *testing.T) {
+	body := strings.Repeat("func F() { return }\n", 40) // about 200 tokens by the estimate
+	prev := []ctxwin.Message{{Role: ctxwin.RoleSystem, Content: "system"}, {Role: ctxwin.RoleUser, Content: "task"},
+		{Role: ctxwin.RoleAssistant, Content: "old round"}, {Role: ctxwin.RoleUser, Content: body},
+		{Role: ctxwin.RoleAssistant, Content: "kept " + body}, {Role: ctxwin.RoleUser, Content: "kept too " + body}}
+	next := append(append([]ctxwin.Message(nil), prev[:2]...), prev[4], prev[5], ctxwin.Message{Role: ctxwin.RoleUser, Content: "recap"})
+	r := &run{a: &Agent{}, sess: &session{m: ctxwin.NewManager(ctxwin.NewHistory("system", nil), 0)}}
+	resp := func(cached, reuse int) *Response {
+		return &Response{Timings: &Timings{CacheN: cached}, CacheReuse: reuse}
+	}
+	if s := r.reuseText(prev, next, 2, resp(600, 8)); !strings.Contains(s, "reused about") {
+		t.Errorf("chunks reused: %q", s)
+	}
+	if s := r.reuseText(prev, next, 2, resp(600, 0)); s != "" {
+		t.Errorf("no chunk reuse asked: %q", s)
+	}
+	if s := r.reuseText(prev, next, 2, resp(5, 8)); !strings.Contains(s, "cannot shift") {
+		t.Errorf("nothing reused: %q", s)
+	}
+	if s := r.reuseText(prev, next, 2, resp(5, 8)); s != "" {
+		t.Errorf("said twice: %q", s)
+	}
+	inPlace := append(append([]ctxwin.Message(nil), prev[:2]...), ctxwin.Message{Role: ctxwin.RoleUser, Content: "recap"}, prev[4], prev[5])
+	r.a = &Agent{}
+	if s := r.reuseText(prev, inPlace, 2, resp(5, 8)); s != "" {
+		t.Errorf("an insertion reuses nothing anyway: %q", s)
 	}
 }
