@@ -45,6 +45,7 @@ type Agent struct {
 	// bg tracks discovery, so that Close waits for it.
 	bg          sync.WaitGroup
 	countFailed sync.Once // logs the first failure to count tokens
+	reuseWarned sync.Once // says once that the engine cannot reuse chunks
 
 	mu            sync.Mutex
 	idle          *sync.Cond         // signalled when brief ends; uses mu
@@ -450,7 +451,7 @@ func (a *Agent) UpdateSettings(s Settings) error {
 	a.appr.setMode(s.Approve)
 	hideSecrets(s, a.logf)
 	if newModel != nil && (old.BaseURL != s.BaseURL || old.Model != s.Model || old.APIKey != s.APIKey ||
-		old.ContextWindow != s.ContextWindow || old.ModelsURL != s.ModelsURL) {
+		old.ContextWindow != s.ContextWindow || old.ModelsURL != s.ModelsURL || old.CacheReuse != s.CacheReuse) {
 		m, err := newModel(s)
 		if err != nil {
 			return err

@@ -12,7 +12,10 @@ import (
 // engine reprocessed. The first request a process sends for a resumed
 // session says so (what the engine still caches is unknown), and an append
 // of which the engine reused less than half of what it had seen says the
-// cache was lost (the engine restarted, or gave the slot away).
+// cache was lost (the engine restarted, or gave the slot away). A request
+// that diverged names what llama.cpp reused in chunks beyond the common
+// prefix, and the first that could have reused chunks and did not says the
+// model cannot shift (chunkreuse.go).
 func (r *run) debugLine(msgs []ctxwin.Message, div ctxwin.Divergence, resp *Response) {
 	defer func() {
 		r.sess.prevPrompt = 0
@@ -48,6 +51,9 @@ func (r *run) debugLine(msgs []ctxwin.Message, div ctxwin.Divergence, resp *Resp
 		fmt.Fprintf(&b, "; prompt %d tokens (no cache report), request %.2fs", resp.Usage.PromptTokens, resp.Elapsed.Seconds())
 	default:
 		fmt.Fprintf(&b, "; no usage reported, request %.2fs", resp.Elapsed.Seconds())
+	}
+	if r.sess.prev != nil && !div.Append {
+		b.WriteString(r.reuseText(r.sess.prev, msgs, div.Index, resp))
 	}
 	if prev := r.sess.prevPrompt; known && r.sess.prev != nil && div.Append && prev > 16 && cached < prev/2 {
 		fmt.Fprintf(&b, "; the engine's cache was lost: it reused %d of the %d tokens it had seen (restarted, or the slot went to another request)", cached, prev)

@@ -69,6 +69,7 @@ type record struct {
 	Progress  *ctxwin.Progress  `json:"progress,omitempty"`
 	Window    int               `json:"window,omitempty"`
 	Source    string            `json:"source,omitempty"`
+	Tally     *PromptTally      `json:"tally,omitempty"`
 }
 
 // errLogBusy says another process owns the session log.

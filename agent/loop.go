@@ -25,6 +25,8 @@ type run struct {
 	env   *tools.Env
 	// quiet runs (subagents) emit no transcript and keep no log.
 	quiet bool
+	// subagent runs send their requests as a subagent's (Request.Subagent).
+	subagent bool
 	// streamed says the request in flight streamed reply text.
 	streamed bool
 }
@@ -214,7 +216,12 @@ func (r *run) complete(ctx context.Context, req *Request) (*Response, error) {
 	if r.quiet {
 		onDelta = nil
 	}
-	return model.Complete(ctx, req, onDelta)
+	req.Subagent = r.subagent
+	resp, err := model.Complete(ctx, req, onDelta)
+	if err == nil && r.sess.tally != nil {
+		r.sess.tally.Add(resp)
+	}
+	return resp, err
 }
 
 // runTools runs the calls of the newest round and adds their results.
@@ -319,7 +326,7 @@ func (a *Agent) noteRound(ctx context.Context, sess *session) string {
 
 func (a *Agent) noteRoundIn(ctx context.Context, r *run) string {
 	m := r.sess.m
-	req := &Request{Messages: m.NoteRequest(), Tools: m.H.Tools, ToolChoice: "none", MaxTokens: m.NoteMaxTokens()}
+	req := &Request{Messages: m.NoteRequest(), Tools: m.H.Tools, ToolChoice: "none", MaxTokens: m.NoteMaxTokens(), Subagent: r.subagent}
 	m.Sent()
 	a.mu.Lock()
 	model := a.model
@@ -328,6 +335,9 @@ func (a *Agent) noteRoundIn(ctx context.Context, r *run) string {
 	if err != nil {
 		a.logf("reika: the note round failed, folding without a note: %v", err)
 		return ""
+	}
+	if r.sess.tally != nil {
+		r.sess.tally.Add(resp)
 	}
 	note := strings.TrimSpace(resp.Message.Content)
 	if note == "" {
@@ -466,7 +476,9 @@ const subagentPrompt = "You are a subagent of Reika, a coding agent. Do the task
 
 // subagent runs a child session with its own context on task and returns
 // its report. It shares the model and the tools (but cannot start
-// subagents itself) and keeps no log.
+// subagents itself), keeps no log, and counts its prompts in the parent's
+// tally. Its requests say they are a subagent's, so that an engine with
+// several slots keeps them off the session's.
 func (a *Agent) subagent(ctx context.Context, parent *session, task string) (string, error) {
 	var ts []tools.Tool
 	for _, t := range a.tools {
@@ -475,10 +487,10 @@ func (a *Agent) subagent(ctx context.Context, parent *session, task string) (str
 		}
 	}
 	system := subagentPrompt + fmt.Sprintf("\n\nEnvironment: the workspace root is %s. Paths are relative to it.", parent.root)
-	child := &session{id: parent.id + "/sub", root: parent.root, info: parent.info}
+	child := &session{id: parent.id + "/sub", root: parent.root, info: parent.info, tally: parent.tally}
 	child.m = a.newManager(ctxwin.NewHistory(system, tools.Specs(ts)), parent.info)
 	child.m.StartTurn(task)
-	r := &run{a: a, sess: child, turn: 1, tools: ts, quiet: true}
+	r := &run{a: a, sess: child, turn: 1, tools: ts, quiet: true, subagent: true}
 	r.env = a.toolEnv(child, false)
 	if err := r.afterRound(ctx); err != nil {
 		return "", err

@@ -78,6 +78,10 @@ type Request struct {
 	ToolChoice string
 	// MaxTokens caps the completion; 0 leaves it to the server.
 	MaxTokens int
+	// Subagent says the request is a subagent's, not the session's own. An
+	// engine that keeps a cached prompt per slot serves it from a slot other
+	// than the session's, so that the session's cache survives it.
+	Subagent bool
 }
 
 // Delta is one streamed piece of a reply.
@@ -96,6 +100,10 @@ type Response struct {
 	Timings *Timings
 	// Elapsed is the wall time of the request.
 	Elapsed time.Duration
+	// CacheReuse is the smallest chunk, in tokens, the request asked the
+	// engine to reuse from its cache beyond the common prefix (llama.cpp
+	// n_cache_reuse); 0 when it asked for none.
+	CacheReuse int
 }
 
 // Usage is the token accounting an engine reported.

@@ -132,6 +132,9 @@ func (r resumer) ask(prompt string) agent.AskResult {
 func answerResumes(script enginetest.Script) enginetest.Script {
 	return func(r *enginetest.Request) enginetest.Reply {
 		last := r.Messages[len(r.Messages)-1]
+		if n := len(r.Messages); n > 1 && last.Role == ctxwin.RoleUser && last.Content == ctxwin.ShedNotice {
+			last = r.Messages[n-2] // a shrink of the resumed session told the model of it
+		}
 		if last.Role == ctxwin.RoleUser && strings.HasPrefix(last.Content, "RESUME ") {
 			return enginetest.Text("answered " + last.Content)
 		}

@@ -42,6 +42,9 @@ type session struct {
 	taskPaths map[string]bool
 	// shrunkAt is the round of the last shed or fold, for the status.
 	shrunkAt int
+	// tally counts the prompt tokens processed and reused; a subagent's
+	// session shares its parent's.
+	tally *PromptTally
 }
 
 // StateDir is the default state directory: $XDG_STATE_HOME/reika.
@@ -84,7 +87,7 @@ func (a *Agent) newSession(info ModelInfo) (*session, error) {
 	}
 	h := ctxwin.NewHistory(fixedPrefix(root, info.Window, s, repo), tools.Specs(a.tools))
 	dir := sessionsDir(a.stateDir, root)
-	sess := &session{id: newSessionID(), root: root, dir: dir, info: info, gen: a.generation()}
+	sess := &session{id: newSessionID(), root: root, dir: dir, info: info, gen: a.generation(), tally: &PromptTally{}}
 	sess.m = a.newManager(h, info)
 	l, err := createLog(filepath.Join(dir, sess.id+".jsonl"))
 	if err != nil {
@@ -178,7 +181,7 @@ func (a *Agent) resumeSession(info ModelInfo) (sess *session, note string, err e
 	if info.Model == "" {
 		info.Model = start.Model
 	}
-	sess = &session{id: start.Session, root: start.Root, dir: dir, info: info, log: l, gen: a.generation()}
+	sess = &session{id: start.Session, root: start.Root, dir: dir, info: info, log: l, gen: a.generation(), tally: &PromptTally{}}
 	sess.m = a.newManager(h, info)
 	good := len(recs)
 	for i, r := range recs[1:] {
@@ -186,6 +189,9 @@ func (a *Agent) resumeSession(info ModelInfo) (sess *session, note string, err e
 			bad = &badRecord{N: i + 2, Off: ends[i], Err: rerr}
 			good = i + 1
 			break
+		}
+		if r.Kind == recState && r.Tally != nil {
+			*sess.tally = *r.Tally
 		}
 	}
 	if info.Window > 0 {
@@ -272,6 +278,11 @@ func (s *session) logState() error {
 	est := s.m.Est
 	res := s.m.Reserve
 	progress := s.m.Progress
+	var tally *PromptTally
+	if s.tally != nil {
+		t := *s.tally
+		tally = &t
+	}
 	return s.log.append(record{Kind: recState, Estimator: &est, Reserve: &res, Progress: &progress,
-		Window: s.m.Window, Source: s.info.WindowSource})
+		Window: s.m.Window, Source: s.info.WindowSource, Tally: tally})
 }

@@ -30,6 +30,12 @@ type Settings struct {
 	Debug           bool   `json:"debug"`
 	Approve         string `json:"approve"`
 	ModelsURL       string `json:"modelsUrl"`
+	// CacheReuse is the smallest chunk, in tokens, that llama.cpp may reuse
+	// from its cache after the first difference between two requests
+	// (n_cache_reuse): CacheReuseAuto (the setting "auto", the default)
+	// lets the engine client choose, CacheReuseOff ("off") asks for none,
+	// a positive number is that size. Other engines are never sent it.
+	CacheReuse int `json:"cacheReuse"`
 
 	// APIKey is the resolved key (REIKA_API_KEY, or the variable apiKeyEnv
 	// names). It is never logged, printed or marshaled.
@@ -63,6 +69,10 @@ const (
 	ApproveAsk             = "ask"
 	ApproveEdits           = "edits"
 	ApproveAll             = "all"
+	// CacheReuseAuto and CacheReuseOff are the settings "auto" and "off"
+	// of cacheReuse (REIKA_CACHE_REUSE).
+	CacheReuseAuto = 0
+	CacheReuseOff  = -1
 )
 
 // settingKeys maps each setting to its environment variable, in the order
@@ -81,6 +91,7 @@ var settingKeys = []struct{ name, env string }{
 	{"debug", "REIKA_DEBUG"},
 	{"approve", "REIKA_APPROVE"},
 	{"modelsUrl", "REIKA_MODELS_URL"},
+	{"cacheReuse", "REIKA_CACHE_REUSE"},
 }
 
 // SettingNames lists every setting key (DESIGN.md §5), in order.
@@ -366,6 +377,8 @@ func (s *Settings) set(name string, v any, from string) error {
 		}
 	case "modelsUrl":
 		s.ModelsURL, err = str()
+	case "cacheReuse":
+		s.CacheReuse, err = cacheReuse(v)
 	default:
 		err = fmt.Errorf("unknown setting %q", name)
 	}
@@ -374,4 +387,41 @@ func (s *Settings) set(name string, v any, from string) error {
 	}
 	s.Sources[name] = from
 	return nil
+}
+
+// cacheReuse parses the cacheReuse setting: "auto", "off", or a chunk size
+// of at least 1 token (a JSON or TOML number, or its digits).
+func cacheReuse(v any) (int, error) {
+	bad := fmt.Errorf("cacheReuse: want auto, off or a chunk size in tokens, got %v", v)
+	switch x := v.(type) {
+	case string:
+		switch t := strings.ToLower(strings.TrimSpace(x)); t {
+		case "auto", "":
+			return CacheReuseAuto, nil
+		case "off":
+			return CacheReuseOff, nil
+		default:
+			n, err := strconv.Atoi(t)
+			if err != nil || n < 1 {
+				return 0, bad
+			}
+			return n, nil
+		}
+	case float64:
+		if x < 1 || x != float64(int(x)) {
+			return 0, bad
+		}
+		return int(x), nil
+	case int64:
+		if x < 1 {
+			return 0, bad
+		}
+		return int(x), nil
+	case int:
+		if x < 1 {
+			return 0, bad
+		}
+		return x, nil
+	}
+	return 0, bad
 }

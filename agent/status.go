@@ -32,6 +32,7 @@ func (a *Agent) publishStatusBusy(sess *session, busy bool) Status {
 		known  bool
 		ratio  float64
 		shrunk bool // a shed or fold ran in the last round
+		tally  PromptTally
 	)
 	if sess != nil {
 		c := sess.m.Chip()
@@ -39,6 +40,9 @@ func (a *Agent) publishStatusBusy(sess *session, busy bool) Status {
 		b, known = sess.m.Budget()
 		ratio = sess.m.Est.LearnedRatio()
 		shrunk = sess.shrunkAt > 0 && sess.shrunkAt == sess.m.H.Rounds()
+		if sess.tally != nil {
+			tally = *sess.tally
+		}
 	}
 	a.mu.Lock()
 	st := a.status
@@ -73,7 +77,7 @@ func (a *Agent) publishStatusBusy(sess *session, busy bool) Status {
 			w, s, p := chip.Window, chip.ShedPoint, chip.Percent
 			st.Window, st.ShedPoint, st.Percent = &w, &s, &p
 		}
-		st.Tooltip = tooltip(chip, b, known, info, ratio)
+		st.Tooltip = tooltip(chip, b, known, info, ratio, tally)
 	}
 	switch {
 	case a.failure != "":
@@ -134,8 +138,9 @@ func initialStatus(set Settings) Status {
 		Tooltip: fmt.Sprintf("Context: %d tokens of fixed prefix\nAsking the engine for its context window…", c.Size)}
 }
 
-// tooltip is the budget breakdown behind the chip.
-func tooltip(c *ctxwin.Chip, b ctxwin.Budget, known bool, info ModelInfo, ratio float64) string {
+// tooltip is the budget breakdown behind the chip, and what the session's
+// requests cost the engine.
+func tooltip(c *ctxwin.Chip, b ctxwin.Budget, known bool, info ModelInfo, ratio float64, tally PromptTally) string {
 	var t strings.Builder
 	if !known {
 		fmt.Fprintf(&t, "Context: %d tokens (no known window: nothing is shed or folded)\n", c.Size)
@@ -159,6 +164,9 @@ func tooltip(c *ctxwin.Chip, b ctxwin.Budget, known bool, info ModelInfo, ratio 
 	}
 	if ratio > 0 {
 		fmt.Fprintf(&t, "Estimate: %.2f chars/token learned\n", ctxwin.BaselineCharsPerToken/ratio)
+	}
+	if line := tally.String(); line != "" {
+		t.WriteString(line + "\n")
 	}
 	return strings.TrimRight(t.String(), "\n")
 }

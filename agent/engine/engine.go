@@ -18,7 +18,9 @@
 // tool calls by index, keep reasoning (reasoning_content, or vLLM's and
 // Ollama's reasoning) apart from the answer, and read usage,
 // prompt_tokens_details.cached_tokens and llama.cpp's timings from the raw
-// chunks. llama.cpp is sent cache_prompt:true. A stream that ends without a
+// chunks. llama.cpp is sent cache_prompt:true, n_cache_reuse (reuse.go)
+// and, for a subagent on a server with several slots, id_slot (slots.go).
+// A stream that ends without a
 // finish_reason is re-issued without streaming to get the real error; an
 // engine that refuses streaming with tools (llama.cpp of spring 2025) is
 // asked without streaming from then on. Context overflows in every engine's
@@ -86,16 +88,21 @@ type Config struct {
 	// LoadWait bounds the wait for an engine that answers 503 "Loading
 	// model" (llama-server while it loads); 0 means DefaultLoadWait.
 	LoadWait time.Duration
+	// CacheReuse is the cacheReuse setting: agent.CacheReuseAuto (0) asks
+	// llama.cpp for DefaultCacheReuse, agent.CacheReuseOff for none
+	// (n_cache_reuse 0), a positive number for that chunk size. Other
+	// engines are never sent n_cache_reuse.
+	CacheReuse int
 	// Logf writes a log line; nil discards. Lines never hold the API key.
 	Logf func(format string, args ...any)
 }
 
 // ConfigFromSettings maps the user's settings (DESIGN.md §5) onto a Config:
-// base URL, API key, model, context window and catalog URL. The caller adds
-// the HTTP client and the logger.
+// base URL, API key, model, context window, catalog URL and chunk reuse.
+// The caller adds the HTTP client and the logger.
 func ConfigFromSettings(s agent.Settings) Config {
 	return Config{BaseURL: s.BaseURL, BaseURLFrom: s.Sources["baseUrl"], APIKey: s.APIKey, Model: s.Model,
-		ContextWindow: s.ContextWindow, ModelsURL: s.ModelsURL}
+		ContextWindow: s.ContextWindow, ModelsURL: s.ModelsURL, CacheReuse: s.CacheReuse}
 }
 
 // Retry bounds retries. The zero value means the defaults.
@@ -131,6 +138,8 @@ type Client struct {
 	onLoading   func(bool)       // guarded by mu: told when the engine loads its model
 	loading     bool             // guarded by mu: the engine said it is loading
 	noTokenize  bool             // guarded by mu: the engine has no /tokenize
+	slots       int              // guarded by mu: llama-server's slots (0: unknown)
+	slotsKnown  bool             // guarded by mu: slots was asked for
 }
 
 var _ agent.Model = (*Client)(nil)
@@ -195,7 +204,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = c.baseURL
-	oc.HTTPClient = &transport{http: c.http, extra: c.extraFields}
+	oc.HTTPClient = &transport{http: c.http, extra: fieldsOf}
 	// llama-server sends SSE pings while it processes a long prompt; each
 	// counts as an "empty message" to go-openai.
 	oc.EmptyMessagesLimit = 1 << 20
@@ -209,14 +218,36 @@ func (c *Client) logf(format string, args ...any) {
 	}
 }
 
-// extraFields are the non-OpenAI fields of a chat request for the engine.
-func (c *Client) extraFields() map[string]any {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.info != nil && c.info.Engine == EngineLlamaCpp {
-		return map[string]any{"cache_prompt": true}
+// extraFields are the non-OpenAI fields of one chat request: llama.cpp's
+// cache_prompt, n_cache_reuse and, for a subagent on a server with several
+// slots, id_slot. nil for other engines.
+func (c *Client) extraFields(ctx context.Context, info agent.ModelInfo, req *agent.Request) map[string]any {
+	if info.Engine != EngineLlamaCpp {
+		return nil
 	}
-	return nil
+	f := map[string]any{"cache_prompt": true}
+	if n, ok := c.cacheReuse(info); ok {
+		f["n_cache_reuse"] = n
+	}
+	if req.Subagent {
+		if slot, ok := c.subagentSlot(ctx, info); ok {
+			f["id_slot"] = slot
+		}
+	}
+	return f
+}
+
+type fieldsKey struct{}
+
+// withFields carries the extra fields of a chat request to the transport.
+func withFields(ctx context.Context, f map[string]any) context.Context {
+	return context.WithValue(ctx, fieldsKey{}, f)
+}
+
+// fieldsOf are the extra fields a request's context carries.
+func fieldsOf(ctx context.Context) map[string]any {
+	f, _ := ctx.Value(fieldsKey{}).(map[string]any)
+	return f
 }
 
 // Info reports the model and its window, discovered on the first call and
@@ -286,6 +317,8 @@ func (c *Client) Complete(ctx context.Context, req *agent.Request, onDelta func(
 		return nil, c.red.error(err)
 	}
 	oreq := c.buildRequest(info.Model, req)
+	fields := c.extraFields(ctx, info, req)
+	ctx = withFields(ctx, fields)
 	var resp *agent.Response
 	for attempt := 1; ; attempt++ {
 		sent := 0
@@ -320,6 +353,9 @@ func (c *Client) Complete(ctx context.Context, req *agent.Request, onDelta func(
 		resp.Message.ToolCalls = nil
 	}
 	resp.Elapsed = time.Since(start)
+	if n, ok := fields["n_cache_reuse"].(int); ok {
+		resp.CacheReuse = n
+	}
 	return resp, nil
 }
 

@@ -13,7 +13,8 @@ import (
 // them, which drops what the engines add. The client therefore hands
 // go-openai an HTTPDoer (transport) that
 //
-//   - adds fields go-openai cannot send: llama.cpp's cache_prompt, and a
+//   - adds fields go-openai cannot send: llama.cpp's cache_prompt,
+//     n_cache_reuse and id_slot (carried in the request's context), and a
 //     "content" key on messages whose empty content go-openai omits;
 //   - keeps, per call, what the response said beyond go-openai's types: the
 //     raw body of a non-streamed response or of an error (llama.cpp's
@@ -44,8 +45,9 @@ func withCapture(ctx context.Context, c *capture) context.Context {
 // transport is the client's openai.HTTPDoer.
 type transport struct {
 	http *http.Client
-	// extra returns the fields to add to a chat completion request body.
-	extra func() map[string]any
+	// extra returns the fields to add to the body of the chat completion
+	// request whose context it is given.
+	extra func(ctx context.Context) map[string]any
 }
 
 func (t *transport) Do(req *http.Request) (*http.Response, error) {
@@ -55,7 +57,7 @@ func (t *transport) Do(req *http.Request) (*http.Response, error) {
 		if err != nil {
 			return nil, err
 		}
-		body = rewriteRequest(body, t.extra())
+		body = rewriteRequest(body, t.extra(req.Context()))
 		req.Body = io.NopCloser(bytes.NewReader(body))
 		req.ContentLength = int64(len(body))
 		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }

@@ -102,6 +102,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	res := a.Ask(ctx, agent.AskParams{Prompt: prompt})
 	term.finish()
+	if line := a.PromptTally().String(); line != "" {
+		fmt.Fprintf(stderr, "reika-lsp run: %s\n", line)
+	}
 	code := 0
 	switch res.Status {
 	case agent.AskDone:

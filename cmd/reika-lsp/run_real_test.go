@@ -71,6 +71,8 @@ func maxTokensSent(t *testing.T, srv *llamaserver.Server) int {
 var (
 	debugRe    = regexp.MustCompile(`prefix-cache round (\d+): .*reprocessed (\d+) tokens in [0-9.]+s \(cache (\d+)\)`)
 	promptSize = func(m []string) int { a, _ := strconv.Atoi(m[2]); b, _ := strconv.Atoi(m[3]); return a + b }
+	// tallyRe is the session's prompt tally `run` prints at its end.
+	tallyRe = regexp.MustCompile(`reika-lsp run: Prompt tokens this session: (\S+) processed, (\S+) reused from the engine's cache`)
 )
 
 // TestRunRealSmallWindows: a turn completes on -c 4096 and on -c 8192
@@ -97,6 +99,11 @@ func TestRunRealSmallWindows(t *testing.T) {
 			}
 			if got := maxTokensSent(t, srv); got < 1024 {
 				t.Errorf("the first request's max_tokens was %d, want at least the reserve 1024", got)
+			}
+			// One request on a fresh server: all of it processed, by the
+			// engine's timings.
+			if tm := tallyRe.FindStringSubmatch(errs); tm == nil || tm[1] == "0" || tm[2] != "0" {
+				t.Errorf("no session tally of one processed request at the end of run:\n%s", errs)
 			}
 			t.Logf("the engine counted the first request at %d tokens", promptSize(m))
 		})
@@ -182,6 +189,14 @@ func TestRunRealReadsShedsAndFolds(t *testing.T) {
 	if strings.Contains(srv.Log(), "exceeds the available context size") {
 		t.Error("the server refused a request as too long")
 	}
+	// The session's tally: the appends between shrinks reused the cache.
+	tm := tallyRe.FindStringSubmatch(errs)
+	if tm == nil || tm[1] == "0" || tm[2] == "0" {
+		t.Errorf("no session tally with tokens processed and reused at the end of run:\n%s", lastLines(errs, 20))
+	} else {
+		t.Logf("%s", strings.TrimPrefix(tm[0], "reika-lsp run: "))
+	}
+	t.Logf("%d debug lines name chunks reused beyond the common prefix", strings.Count(errs, "reused about "))
 	t.Logf("%d reads, %d sheds, %d folds, %d notes; largest request %d of %d tokens by the engine's count", reads,
 		strings.Count(out, "· Shed "), strings.Count(out, "· Folded "), strings.Count(out, "── note ──"), biggest, window)
 }

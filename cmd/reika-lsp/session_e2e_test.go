@@ -162,10 +162,8 @@ func readingScript(files []string, reached func(int)) enginetest.Script {
 		mu.Lock()
 		defer mu.Unlock()
 		last := r.Messages[len(r.Messages)-1]
-		if last.Content == ctxwin.ShedNotice && len(r.Messages) > 1 {
-			// A request that sheds ends with the notice; the turn's prompt
-			// (a resume's RESUME) is the message before it.
-			last = r.Messages[len(r.Messages)-2]
+		if n := len(r.Messages); n > 1 && last.Role == ctxwin.RoleUser && last.Content == ctxwin.ShedNotice {
+			last = r.Messages[n-2] // a shrink of the resumed session told the model of it
 		}
 		switch {
 		case r.ToolChoice == "none":

@@ -14,6 +14,15 @@ type Llama struct {
 	CtxTrain int // context_length, the training context (n_ctx_train)
 	RopeBase float32
 	Vocab    *Vocab
+	// SlidingWindow, when > 0, writes the model as llama.cpp's gemma2
+	// architecture instead (the same weights, a norm of ones after
+	// attention and after the feed-forward part, the output tied to the
+	// token embeddings), whose every other layer
+	// attends only to the last SlidingWindow tokens. Its KV cache then
+	// cannot shift (llama-server refuses n_cache_reuse for it, logging
+	// "cache reuse is not supported") unless the server is given
+	// --swa-full.
+	SlidingWindow int
 
 	// TokenEmbd is Vocab × Embd; Output is Vocab × Embd (one row of weights
 	// per token); OutputNorm is Embd.
@@ -68,19 +77,26 @@ const RMSEps = 1e-6
 func (m *Llama) File() *File {
 	v := m.Vocab
 	f := &File{}
-	f.Set("general.architecture", "llama")
+	arch := "llama"
+	if m.SlidingWindow > 0 {
+		arch = "gemma2"
+	}
+	f.Set("general.architecture", arch)
 	f.Set("general.name", m.Name)
 	f.Set("general.alignment", uint32(Alignment))
-	f.Set("llama.context_length", uint32(m.CtxTrain))
-	f.Set("llama.embedding_length", uint32(m.Embd))
-	f.Set("llama.block_count", uint32(m.Layers))
-	f.Set("llama.feed_forward_length", uint32(m.FF))
-	f.Set("llama.attention.head_count", uint32(m.Heads))
-	f.Set("llama.attention.head_count_kv", uint32(m.Heads))
-	f.Set("llama.rope.dimension_count", uint32(m.headDim()))
-	f.Set("llama.rope.freq_base", m.RopeBase)
-	f.Set("llama.attention.layer_norm_rms_epsilon", float32(RMSEps))
-	f.Set("llama.vocab_size", uint32(len(v.Tokens)))
+	f.Set(arch+".context_length", uint32(m.CtxTrain))
+	f.Set(arch+".embedding_length", uint32(m.Embd))
+	f.Set(arch+".block_count", uint32(m.Layers))
+	f.Set(arch+".feed_forward_length", uint32(m.FF))
+	f.Set(arch+".attention.head_count", uint32(m.Heads))
+	f.Set(arch+".attention.head_count_kv", uint32(m.Heads))
+	f.Set(arch+".rope.dimension_count", uint32(m.headDim()))
+	f.Set(arch+".rope.freq_base", m.RopeBase)
+	f.Set(arch+".attention.layer_norm_rms_epsilon", float32(RMSEps))
+	f.Set(arch+".vocab_size", uint32(len(v.Tokens)))
+	if m.SlidingWindow > 0 {
+		f.Set(arch+".attention.sliding_window", uint32(m.SlidingWindow))
+	}
 	f.Set("tokenizer.ggml.model", "gpt2")
 	f.Set("tokenizer.ggml.pre", "qwen2")
 	f.Set("tokenizer.ggml.tokens", v.Tokens)
@@ -95,7 +111,9 @@ func (m *Llama) File() *File {
 	n, e := uint64(len(v.Tokens)), uint64(m.Embd)
 	f.Add("token_embd.weight", m.TokenEmbd, e, n)
 	f.Add("output_norm.weight", m.OutputNorm, e)
-	f.Add("output.weight", m.Output, e, n)
+	if m.SlidingWindow == 0 {
+		f.Add("output.weight", m.Output, e, n) // gemma2 reads token_embd instead
+	}
 	for i, b := range m.Blocks {
 		p := fmt.Sprintf("blk.%d.", i)
 		ff := uint64(m.FF)
@@ -108,6 +126,10 @@ func (m *Llama) File() *File {
 		f.Add(p+"ffn_gate.weight", b.FFNGate, e, ff)
 		f.Add(p+"ffn_up.weight", b.FFNUp, e, ff)
 		f.Add(p+"ffn_down.weight", b.FFNDown, ff, e)
+		if m.SlidingWindow > 0 {
+			f.Add(p+"post_attention_norm.weight", ones(m.Embd), e)
+			f.Add(p+"post_ffw_norm.weight", ones(m.Embd), e)
+		}
 	}
 	return f
 }

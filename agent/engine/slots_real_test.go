@@ -1,0 +1,92 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/reika-lsp/reika-lsp/agent"
+	"github.com/reika-lsp/reika-lsp/internal/gguf"
+	"github.com/reika-lsp/reika-lsp/internal/llamaserver"
+)
+
+// subCaller calls a subagent on [[sub]]; the subagent, whose prompt holds
+// no signal, reports " [[back]] ", which the tool trims to the signal the
+// session then answers.
+var subCaller = gguf.ToolCaller{
+	Default: []string{" [[back]] "},
+	Actions: []gguf.Action{
+		{Signal: "[[sub]]", Pieces: []string{gguf.CallText("subagent", `{"task": "look around the workspace and report"}`)}},
+		{Signal: "[[back]]", Pieces: []string{"Main is done."}},
+	},
+}
+
+// recorded is what one request of a session was and cost.
+type recorded struct {
+	subagent bool
+	prompt   int
+	timings  agent.Timings
+}
+
+// recordingModel records what each request cost.
+type recordingModel struct {
+	*Client
+	mu   sync.Mutex
+	reqs []recorded
+}
+
+func (m *recordingModel) Complete(ctx context.Context, req *agent.Request, onDelta func(agent.Delta)) (*agent.Response, error) {
+	resp, err := m.Client.Complete(ctx, req, onDelta)
+	if err == nil && resp.Timings != nil && resp.Usage != nil {
+		m.mu.Lock()
+		m.reqs = append(m.reqs, recorded{subagent: req.Subagent, prompt: resp.Usage.PromptTokens, timings: *resp.Timings})
+		m.mu.Unlock()
+	}
+	return resp, err
+}
+
+// TestRealSubagentKeepsTheMainPrefix: a turn that runs a subagent, on
+// llama-server with two slots and with one. With two, the subagent's
+// requests are pinned to slot 1 and the session's next request finds its
+// whole prompt still cached; with one, the server's host-memory prompt
+// cache restores it after the subagent.
+func TestRealSubagentKeepsTheMainPrefix(t *testing.T) {
+	tree := llamaserver.Find(t)
+	model := llamaserver.ToolCallerModel(t, subCaller)
+	for _, np := range []int{2, 1} {
+		t.Run(map[int]string{1: "-np 1", 2: "-np 2"}[np], func(t *testing.T) {
+			srv := llamaserver.Start(t, tree, llamaserver.Config{Model: model, Ctx: 8192 * np, Parallel: np, Args: llamaserver.ToolCallerArgs})
+			c, l := realClient(t, srv)
+			rec := &recordingModel{Client: c}
+			dbg := &logs{}
+			a, err := agent.New(agent.Options{Workspace: emptyWorkspace{root: t.TempDir()}, Model: rec, StateDir: t.TempDir(), Logf: dbg.logf,
+				Settings: agent.Settings{Debug: true, Approve: agent.ApproveAll}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close()
+			if res := a.Ask(context.Background(), agent.AskParams{Prompt: "go [[sub]]"}); res.Status != agent.AskDone {
+				t.Fatalf("ask: %+v\n%s", res, dbg)
+			}
+			r := rec.reqs
+			if len(r) != 3 || r[0].subagent || !r[1].subagent || r[2].subagent {
+				t.Fatalf("requests %+v\n%s", r, dbg)
+			}
+			main1, sub, main2 := r[0], r[1], r[2]
+			t.Logf("-np %d: main %d tokens (cache_n %d); subagent %d tokens (cache_n %d); main after it %d tokens: cache_n %d, prompt_n %d",
+				np, main1.prompt, main1.timings.CacheN, sub.prompt, sub.timings.CacheN, main2.prompt, main2.timings.CacheN, main2.timings.PromptN)
+			if main2.timings.CacheN < main1.prompt {
+				t.Errorf("after the subagent the session reused %d tokens of the %d it had sent", main2.timings.CacheN, main1.prompt)
+			}
+			log := srv.Log()
+			byID := strings.Count(log, "selected slot by id")
+			if np == 2 && (byID != 1 || !strings.Contains(l.String(), "subagents use slot 1")) || np == 1 && byID != 0 {
+				t.Errorf("%d requests pinned to a slot; client log:\n%s", byID, l)
+			}
+			if tip := a.Status().Tooltip; !strings.Contains(tip, "Prompt tokens this session: ") {
+				t.Errorf("tooltip:\n%s", tip)
+			}
+		})
+	}
+}
