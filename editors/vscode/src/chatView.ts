@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { ApprovalShown } from './approvalView';
+import { FocusGate } from './chatFocus';
 import { ChatBlock, Conversation } from './chatModel';
 import { ChatViewType } from './ids';
 import { Status, TranscriptEvent } from './protocol';
@@ -44,6 +45,7 @@ export class ChatView implements vscode.WebviewPanelSerializer, vscode.Disposabl
 	private turn: { running: boolean; progress?: string } = { running: false };
 	private attachment: string | null = null;
 	private approval: ApprovalShown | null = null;
+	private readonly focus = new FocusGate();
 	private readonly subscriptions: vscode.Disposable[] = [];
 
 	constructor(
@@ -75,7 +77,7 @@ export class ChatView implements vscode.WebviewPanelSerializer, vscode.Disposabl
 		} else {
 			this.panel.reveal(this.panel.viewColumn, !focusInput);
 		}
-		if (focusInput) {
+		if (focusInput && this.focus.request()) {
 			this.post({ type: 'focus' });
 		}
 	}
@@ -154,6 +156,7 @@ export class ChatView implements vscode.WebviewPanelSerializer, vscode.Disposabl
 	private adopt(panel: vscode.WebviewPanel): void {
 		this.panel?.dispose();
 		this.panel = panel;
+		this.focus.loading();
 		panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'reika.svg');
 		panel.webview.html = this.html(panel.webview);
 		this.subscriptions.push(
@@ -179,6 +182,9 @@ export class ChatView implements vscode.WebviewPanelSerializer, vscode.Disposabl
 				this.post({ type: 'turn', ...this.turn });
 				this.post({ type: 'attachment', label: this.attachment });
 				this.post({ type: 'approval', approval: this.approval });
+				if (this.focus.ready()) {
+					this.post({ type: 'focus' });
+				}
 				this.handlers.ready();
 				break;
 			case 'ask':

@@ -34,9 +34,12 @@ const artifactsDir = path.join(process.env.REIKA_ARTIFACTS_DIR || path.join(repo
  * guard, not a speed requirement (REIKA_EDITOR_HANG_GUARD_MS lowers it to
  * debug the test). */
 const hangGuardMs = Number(process.env.REIKA_EDITOR_HANG_GUARD_MS) || 120_000;
-/** The engine's window: small, so one turn fills it past 80% of the shed
- * point. */
-const engineWindow = 8000;
+/** The engine's window, sized for the engine's own token counts: small, so
+ * the first turn (big.txt read whole, the edit, the reply) leaves the context
+ * past 80% of the shed point, and large enough that neither it nor the
+ * second turn reaches the shed point (a shed there would leave the turn's
+ * last message the shed notice, not the tool result the script answers). */
+const engineWindow = 11000;
 const chromiumFlags = [
 	'--headless',
 	'--no-sandbox',
@@ -366,7 +369,7 @@ test('the extension in real VS Code (code-server) against the fake engine', { ti
 		await ed.page.goto(`${url}?folder=${encodeURIComponent(ws)}`, { waitUntil: 'domcontentloaded' });
 		await ed.page.waitForSelector('.monaco-workbench .statusbar', { timeout: hangGuardMs });
 
-		const chip = /^\S* ?Reika ctx [0-9.]+k?\/8\.0k \((\d+)% of [0-9.]+k\)/;
+		const chip = /^\S* ?Reika ctx [0-9.]+k?\/11k \((\d+)% of [0-9.]+k\)/;
 		const percent = async () => Number((chip.exec(await ed.statusText()) ?? [])[1] ?? NaN);
 
 		await t.test('the server starts and the status item shows the chip', async () => {
@@ -419,7 +422,16 @@ test('the extension in real VS Code (code-server) against the fake engine', { ti
 			await chat.evaluate(() => [...document.querySelectorAll('#approval button')].find((b) => b.textContent === 'Allow').click());
 			await chat.waitForFunction(() => document.getElementById('approval').hidden, { timeout: hangGuardMs });
 
-			await chat.waitForFunction(() => /main\.go now prints hello from Reika[\s\S]*commands that read it from disk see the new text\./.test(document.getElementById('log').textContent) && document.getElementById('progress').hidden, { timeout: hangGuardMs });
+			// The turn ends with the scripted reply, or, when the turn reached
+			// the shed point (the fixture no longer fits the window), with a
+			// shed block before some other reply.
+			await chat.waitForFunction(() => {
+				const l = document.getElementById('log');
+				return document.getElementById('progress').hidden && (/commands that read it from disk see the new text\./.test(l.textContent) || l.querySelector('.block.shed') !== null);
+			}, { timeout: hangGuardMs });
+			const shed = await chat.evaluate(() => document.querySelector('#log .block.shed')?.textContent ?? '');
+			assert.equal(shed, '', `the first turn reached the shed point (retune big.txt or the window: the scenario needs it to end at 80–99% of the shed point): ${await ed.statusText()}`);
+			assert.match(await chat.evaluate(() => document.getElementById('log').textContent), /main\.go now prints hello from Reika[\s\S]*commands that read it from disk see the new text\./);
 			assert.equal(fs.readFileSync(mainGo, 'utf8'), 'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println("hello from Reika")\n}\n', 'the edit is on disk');
 			await ed.waitFor('main.go to be saved and the diff closed', () => {
 				const tabs = [...document.querySelectorAll('.tabs-container .tab')];
@@ -491,6 +503,7 @@ test('the extension in real VS Code (code-server) against the fake engine', { ti
 			const chat = await ed.chat();
 			await chat.waitForFunction(() => document.activeElement?.id === 'input', { timeout: hangGuardMs });
 			await chat.evaluate(() => document.getElementById('detach').click());
+			const sheds = await chat.evaluate(() => document.querySelectorAll('#log .block.shed').length);
 			await chat.focus('#input');
 			await ed.page.keyboard.type('Now run the checks.');
 			await ed.page.keyboard.press('Enter');
@@ -529,7 +542,9 @@ test('the extension in real VS Code (code-server) against the fake engine', { ti
 				return false;
 			});
 			assert.ok(clicked, 'an Allow for This Session button on the command editor');
-			await chat.waitForFunction(() => /The checks passed\./.test(document.getElementById('log').textContent) && document.getElementById('progress').hidden, { timeout: hangGuardMs });
+			await chat.waitForFunction((n) => document.getElementById('progress').hidden && (/The checks passed\./.test(document.getElementById('log').textContent) || document.querySelectorAll('#log .block.shed').length > n), { timeout: hangGuardMs }, sheds);
+			assert.equal(await chat.evaluate(() => document.querySelectorAll('#log .block.shed').length), sheds, `the second turn reached the shed point (retune big.txt or the window): ${await ed.statusText()}`);
+			assert.match(await chat.evaluate(() => document.getElementById('log').textContent), /The checks passed\./);
 			const chats = (await ed.tabs()).filter(isChatTab);
 			assert.equal(chats.length, 1, `one chat panel: ${JSON.stringify(await ed.tabs())}`);
 			assert.ok(!(await ed.tabs()).some((l) => l.startsWith('command.sh')), 'the command editor closed');
