@@ -10,7 +10,8 @@ import (
 // render lays the ranked files out within budget: the first files with the
 // signatures of their key declarations (up to about 60% of the budget),
 // the next ones with the names of their declarations (up to about 85%),
-// then bare paths, and a line counting the files left out.
+// then bare paths, and a line counting the files left out. It returns the
+// text and how many files it shows.
 func (m *RepoMap) render(order []string, weights []map[uint32]float64, budget int) (string, int) {
 	limit := budget
 	if limit <= 0 {
@@ -23,73 +24,100 @@ func (m *RepoMap) render(order []string, weights []map[uint32]float64, budget in
 		}
 		return min(budget*share/100, budget-reserve)
 	}
-	var b strings.Builder
-	used, shown := 0, 0
+	var t mapText
+	shown := 0
 	tier := 1
-	add := func(s string) {
-		if used > 0 {
-			b.WriteByte('\n')
-			used++
-		}
-		b.WriteString(s)
-		used += len(s)
-	}
-	fits := func(s string, lim int) bool {
-		sep := 0
-		if used > 0 {
-			sep = 1
-		}
-		return used+sep+len(s) <= lim
-	}
 	for k, rel := range order {
 		f := m.files[rel]
 		decls := keyDecls(f.decls, weights[k])
 		if len(decls) > 0 && tier == 1 {
-			var blk strings.Builder
-			blk.WriteString(rel)
-			for _, d := range decls[:min(len(decls), mapDecls)] {
-				blk.WriteString("\n  ")
-				blk.WriteString(cut(d.sig, mapLine))
-			}
-			if fits(blk.String(), room(60)) {
-				add(blk.String())
+			if blk := sigBlock(rel, decls); t.fits(blk, room(60)) {
+				t.add(blk)
 				shown++
 				continue
 			}
 			tier = 2
 		}
 		if len(decls) > 0 && tier == 2 {
-			var names []string
-			for _, d := range decls {
-				names = append(names, d.names...)
-			}
-			if len(names) > 0 {
-				line := cut(rel+": "+strings.Join(names, ", "), mapLine+20)
-				if fits(line, room(85)) {
-					add(line)
+			if line := namesLine(rel, decls); line != "" {
+				if t.fits(line, room(85)) {
+					t.add(line)
 					shown++
 					continue
 				}
 				tier = 3
 			}
 		}
-		if !fits(rel, room(100)) {
+		if !t.fits(rel, room(100)) {
 			break
 		}
-		add(rel)
+		t.add(rel)
 		shown++
 	}
 	if shown < len(order) {
-		add(moreFiles(len(order) - shown))
+		t.add(moreFiles(len(order) - shown))
 	}
-	s := b.String()
+	s := t.b.String()
 	if budget > 0 && len(s) > limit {
-		// Unreachable: every line was checked against the budget with room
-		// for the last one. Never return more than the budget anyway.
+		// Only when the budget is smaller than the last line itself: every
+		// other line was checked against the budget with room for the
+		// last one. Never return more than the budget.
 		s = s[:strings.LastIndexByte(s[:limit], '\n')+1]
 		s = strings.TrimSuffix(s, "\n")
 	}
 	return s, shown
+}
+
+// mapText is the map's text as it is laid out, line by line.
+type mapText struct {
+	b    strings.Builder
+	used int // bytes written
+}
+
+// add appends a line (or a block of lines).
+func (t *mapText) add(s string) {
+	if t.used > 0 {
+		t.b.WriteByte('\n')
+		t.used++
+	}
+	t.b.WriteString(s)
+	t.used += len(s)
+}
+
+// fits reports whether adding s keeps the text within lim bytes.
+func (t *mapText) fits(s string, lim int) bool {
+	sep := 0
+	if t.used > 0 {
+		sep = 1
+	}
+	return t.used+sep+len(s) <= lim
+}
+
+// sigBlock is a file's block of the first tier: its path, then the
+// signatures of its first mapDecls key declarations, indented, each cut to
+// mapLine bytes.
+func sigBlock(rel string, decls []mapDecl) string {
+	var blk strings.Builder
+	blk.WriteString(rel)
+	for _, d := range decls[:min(len(decls), mapDecls)] {
+		blk.WriteString("\n  ")
+		blk.WriteString(cut(d.sig, mapLine))
+	}
+	return blk.String()
+}
+
+// namesLine is a file's line of the second tier, cut to mapLine+20 bytes:
+// its path and the names of its declarations, key ones first; "" when
+// they name nothing.
+func namesLine(rel string, decls []mapDecl) string {
+	var names []string
+	for _, d := range decls {
+		names = append(names, d.names...)
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return cut(rel+": "+strings.Join(names, ", "), mapLine+20)
 }
 
 // moreFiles is the map's last line when n files were left out.
