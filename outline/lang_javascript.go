@@ -147,10 +147,10 @@ func unquote(s string) string {
 	return strings.Trim(s, "'\"`")
 }
 
-// jsStatement appends the entries of one top-level statement, c, wrapped
-// in p: a declaration is an entry (its members its children), a wrapper
-// (export, declare, a namespace) is unwrapped, and anything else adds
-// nothing.
+// jsStatement appends the entries of one top-level statement c, wrapped in
+// p: a declaration's entry (its members as children), what an export or a
+// declare wraps, a namespace's entry followed by its contents, or a
+// CommonJS assignment; any other statement adds nothing.
 func jsStatement(w *walker, c *sitter.Node, p jsPrefix, out []Entry) []Entry {
 	if p.outer == nil {
 		p.outer = c
