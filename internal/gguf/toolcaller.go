@@ -194,9 +194,9 @@ func addPieces(v *Vocab, pieces []string) ([]int, error) {
 func (w *tcWiring) replies() [][]int { return append([][]int{w.def}, w.chains...) }
 
 // layout assigns the residual dims from dimFirst on: one state dim per
-// token with a successor (the generation prompt's newline and every piece,
-// the default reply's first), then an identity dim and an attended dim per
-// signal. It fails when they do not fit in tcEmbd.
+// token with a successor (the generation prompt's newline, then every
+// piece, the default reply's first), then an identity dim and an attended
+// dim per signal. It fails when they do not fit in tcEmbd.
 func (w *tcWiring) layout() error {
 	next := dimFirst
 	w.stateDim = map[int]int{w.nl: next}
