@@ -147,50 +147,19 @@ func unquote(s string) string {
 	return strings.Trim(s, "'\"`")
 }
 
-// jsStatement appends the entries of one top-level statement.
+// jsStatement appends the entries of one top-level statement c, wrapped in
+// p: a declaration's entry (its members as children), what an export or a
+// declare wraps, a namespace's entry followed by its contents, or a
+// CommonJS assignment; any other statement adds nothing.
 func jsStatement(w *walker, c *sitter.Node, p jsPrefix, out []Entry) []Entry {
 	if p.outer == nil {
 		p.outer = c
 	}
 	switch c.Type() {
 	case "export_statement":
-		p.exported = true
-		var decos []string
-		for _, d := range named(c) {
-			if d.Type() == "decorator" {
-				decos = append(decos, jsDecorator(w, d))
-			}
-		}
-		kw := "export "
-		if hasChild(c, "default") {
-			kw = "export default "
-		}
-		p.text += strings.Join(append(decos, ""), " ") + kw
-		if d := field(c, "declaration"); d != nil {
-			return jsStatement(w, d, p, out)
-		}
-		v := field(c, "value")
-		switch v.Type() {
-		case "function_expression", "function", "arrow_function", "generator_function", "class":
-			return append(out, jsValue(w, v, "default", p, c))
-		}
-		e := w.entry(c, KindVar, "default", collapse(p.text+w.line(v)))
-		return append(out, e)
+		return jsExport(w, c, p, out)
 	case "ambient_declaration":
-		p.text += "declare "
-		for _, d := range named(c) {
-			switch d.Type() {
-			case "statement_block": // declare global { ... }
-				e := w.entry(c, KindModule, "global", "declare global")
-				e.minor = !p.exported
-				out = append(out, e)
-				out = append(out, walkJSStatements(w, d)...)
-			case "comment":
-			default:
-				out = jsStatement(w, d, p, out)
-			}
-		}
-		return out
+		return jsAmbient(w, c, p, out)
 	case "expression_statement":
 		x := firstNamed(c)
 		switch typ(x) {
@@ -201,14 +170,7 @@ func jsStatement(w *walker, c *sitter.Node, p jsPrefix, out []Entry) []Entry {
 		}
 		return out
 	case "internal_module", "module":
-		name := w.text(field(c, "name"))
-		e := w.entry(p.outer, KindNamespace, unquote(name), collapse(p.text+w.head(c, field(c, "body"))))
-		e.minor = !p.exported
-		out = append(out, e)
-		if body := field(c, "body"); body != nil {
-			out = append(out, walkJSStatements(w, body)...)
-		}
-		return out
+		return jsNamespace(w, c, p, out)
 	case "function_declaration", "generator_function_declaration", "function_signature":
 		name := w.text(field(c, "name"))
 		e := w.entry(p.outer, KindFunc, name, collapse(p.text+w.head(c, field(c, "body"))))
@@ -230,72 +192,152 @@ func jsStatement(w *walker, c *sitter.Node, p jsPrefix, out []Entry) []Entry {
 		e.minor = !p.exported
 		return append(out, e)
 	case "enum_declaration":
-		name := w.text(field(c, "name"))
-		var members []string
-		for _, m := range named(field(c, "body")) {
-			switch m.Type() {
-			case "property_identifier", "string":
-				members = append(members, w.text(m))
-			case "enum_assignment":
-				members = append(members, w.text(field(m, "name")))
-			}
-		}
-		sig := collapse(p.text + w.head(c, field(c, "body")) + " { " + joinNames(members) + " }")
-		e := w.entry(p.outer, KindEnum, name, sig)
-		e.minor = !p.exported
-		return append(out, e)
+		return append(out, jsEnum(w, c, p))
 	case "lexical_declaration", "variable_declaration":
-		kw := "var"
-		if c.ChildCount() > 0 {
-			kw = c.Child(0).Type() // const, let, var
-		}
-		decls := []*sitter.Node{}
-		for _, d := range named(c) {
-			if d.Type() == "variable_declarator" {
-				decls = append(decls, d)
-			}
-		}
-		for _, d := range decls {
-			n := d
-			if len(decls) == 1 {
-				n = p.outer
-			}
-			name := w.text(field(d, "name"))
-			if v := field(d, "value"); v != nil {
-				switch v.Type() {
-				case "function_expression", "function", "arrow_function", "generator_function", "class":
-					q := p
-					q.text += kw + " "
-					e := jsValue(w, v, name, q, n)
-					if t := field(d, "type"); t != nil {
-						// const Button: FC<Props> = (...) =>
-						e.Signature = collapse(strings.Replace(e.Signature, name+" = ", name+w.text(t)+" = ", 1))
-					}
-					out = append(out, e)
-					continue
-				}
-			}
-			kind := KindVar
-			if kw == "const" {
-				kind = KindConst
-			}
-			e := w.entry(n, kind, name, collapse(p.text+kw+" "+w.line(d)))
-			e.minor = !p.exported
-			if body := jsModuleBody(field(d, "value")); body != nil {
-				// The module pattern: var Sizzle = (function(window) { ... })(window)
-				e.Kind = KindModule
-				for _, c := range walkJSStatements(w, body) {
-					if c.Kind != KindImports && c.Kind != KindExports {
-						c.Children = nil
-						e.Children = append(e.Children, c)
-					}
-				}
-			}
-			out = append(out, e)
-		}
-		return out
+		return jsVariables(w, c, p, out)
 	}
 	return out
+}
+
+// jsExport appends the entries of an export statement that exports a
+// declaration or a default value (the bare export lists are imports-like
+// lines of walkJSStatements): its decorators and "export " or "export
+// default " go into the prefix of what it wraps.
+func jsExport(w *walker, c *sitter.Node, p jsPrefix, out []Entry) []Entry {
+	p.exported = true
+	var decos []string
+	for _, d := range named(c) {
+		if d.Type() == "decorator" {
+			decos = append(decos, jsDecorator(w, d))
+		}
+	}
+	kw := "export "
+	if hasChild(c, "default") {
+		kw = "export default "
+	}
+	p.text += strings.Join(append(decos, ""), " ") + kw
+	if d := field(c, "declaration"); d != nil {
+		return jsStatement(w, d, p, out)
+	}
+	v := field(c, "value")
+	switch v.Type() {
+	case "function_expression", "function", "arrow_function", "generator_function", "class":
+		return append(out, jsValue(w, v, "default", p, c))
+	}
+	e := w.entry(c, KindVar, "default", collapse(p.text+w.line(v)))
+	return append(out, e)
+}
+
+// jsAmbient appends the entries of a declare statement: the declarations it
+// wraps, with "declare " in their prefix, or for `declare global { ... }`
+// a module entry followed by the block's declarations.
+func jsAmbient(w *walker, c *sitter.Node, p jsPrefix, out []Entry) []Entry {
+	p.text += "declare "
+	for _, d := range named(c) {
+		switch d.Type() {
+		case "statement_block": // declare global { ... }
+			e := w.entry(c, KindModule, "global", "declare global")
+			e.minor = !p.exported
+			out = append(out, e)
+			out = append(out, walkJSStatements(w, d)...)
+		case "comment":
+		default:
+			out = jsStatement(w, d, p, out)
+		}
+	}
+	return out
+}
+
+// jsNamespace appends a namespace or ambient module entry, then the
+// declarations of its body as top-level entries.
+func jsNamespace(w *walker, c *sitter.Node, p jsPrefix, out []Entry) []Entry {
+	name := w.text(field(c, "name"))
+	e := w.entry(p.outer, KindNamespace, unquote(name), collapse(p.text+w.head(c, field(c, "body"))))
+	e.minor = !p.exported
+	out = append(out, e)
+	if body := field(c, "body"); body != nil {
+		out = append(out, walkJSStatements(w, body)...)
+	}
+	return out
+}
+
+// jsEnum is the entry of an enum, its member names in the signature.
+func jsEnum(w *walker, c *sitter.Node, p jsPrefix) Entry {
+	name := w.text(field(c, "name"))
+	var members []string
+	for _, m := range named(field(c, "body")) {
+		switch m.Type() {
+		case "property_identifier", "string":
+			members = append(members, w.text(m))
+		case "enum_assignment":
+			members = append(members, w.text(field(m, "name")))
+		}
+	}
+	sig := collapse(p.text + w.head(c, field(c, "body")) + " { " + joinNames(members) + " }")
+	e := w.entry(p.outer, KindEnum, name, sig)
+	e.minor = !p.exported
+	return e
+}
+
+// jsVariables appends one entry per declarator of a const, let or var
+// declaration; a lone declarator's entry spans the whole statement.
+func jsVariables(w *walker, c *sitter.Node, p jsPrefix, out []Entry) []Entry {
+	kw := "var"
+	if c.ChildCount() > 0 {
+		kw = c.Child(0).Type() // const, let, var
+	}
+	decls := []*sitter.Node{}
+	for _, d := range named(c) {
+		if d.Type() == "variable_declarator" {
+			decls = append(decls, d)
+		}
+	}
+	for _, d := range decls {
+		n := d
+		if len(decls) == 1 {
+			n = p.outer
+		}
+		out = append(out, jsDeclarator(w, d, kw, p, n))
+	}
+	return out
+}
+
+// jsDeclarator is the entry of one declarator d after the keyword kw,
+// spanning n: a function or class value is a function or class, a module
+// pattern (an immediately invoked function of many lines) a module whose
+// children are the function's declarations, anything else a const or var.
+func jsDeclarator(w *walker, d *sitter.Node, kw string, p jsPrefix, n *sitter.Node) Entry {
+	name := w.text(field(d, "name"))
+	if v := field(d, "value"); v != nil {
+		switch v.Type() {
+		case "function_expression", "function", "arrow_function", "generator_function", "class":
+			q := p
+			q.text += kw + " "
+			e := jsValue(w, v, name, q, n)
+			if t := field(d, "type"); t != nil {
+				// const Button: FC<Props> = (...) =>
+				e.Signature = collapse(strings.Replace(e.Signature, name+" = ", name+w.text(t)+" = ", 1))
+			}
+			return e
+		}
+	}
+	kind := KindVar
+	if kw == "const" {
+		kind = KindConst
+	}
+	e := w.entry(n, kind, name, collapse(p.text+kw+" "+w.line(d)))
+	e.minor = !p.exported
+	if body := jsModuleBody(field(d, "value")); body != nil {
+		// The module pattern: var Sizzle = (function(window) { ... })(window)
+		e.Kind = KindModule
+		for _, c := range walkJSStatements(w, body) {
+			if c.Kind != KindImports && c.Kind != KindExports {
+				c.Children = nil
+				e.Children = append(e.Children, c)
+			}
+		}
+	}
+	return e
 }
 
 // jsModuleBody returns the body of an immediately invoked function that

@@ -119,30 +119,44 @@ func (tc ToolCaller) Model() (*Llama, error) {
 	if len(tc.Default) == 0 {
 		return nil, fmt.Errorf("gguf: the tool caller needs a default reply")
 	}
-	v := NewVocab(DefaultMerges)
-	nl := v.ID(ByteEncode("\n"))
-	eos := v.ID(ImEnd)
-
-	type chain struct{ tokens []int }
-	addChain := func(pieces []string) (chain, error) {
-		var c chain
-		for _, p := range pieces {
-			if p == "" {
-				return c, fmt.Errorf("gguf: an empty piece")
-			}
-			if v.ID(ByteEncode(p)) >= 0 || v.ID(p) >= 0 {
-				return c, fmt.Errorf("gguf: piece %q is already a token", p)
-			}
-			c.tokens = append(c.tokens, v.AddUserDefined(p))
-		}
-		return c, nil
-	}
-	def, err := addChain(tc.Default)
+	w, err := tc.tokens()
 	if err != nil {
 		return nil, err
 	}
-	var signals []int
-	var chains []chain
+	if err := w.layout(); err != nil {
+		return nil, err
+	}
+	m := NewLlama("reika-toolcaller", w.v, tcEmbd, 1, 1, 16, ToolCallerCtxTrain, tcRopeBase)
+	w.embed(m)
+	w.attend(m)
+	w.output(m)
+	return m, nil
+}
+
+// tcWiring is how a tool caller's tokens map onto the residual stream.
+type tcWiring struct {
+	v       *Vocab
+	nl, eos int     // the generation prompt's newline and the end of turn
+	def     []int   // the default reply's tokens
+	signals []int   // per action, its signal token
+	chains  [][]int // per action, its reply's tokens
+
+	// Set by layout.
+	stateDim      map[int]int // per token with a successor, its state dim
+	sigID, attDim []int       // per action, its signal's identity dim and attended dim
+}
+
+// tokens builds the vocabulary: the shared one, then the default reply's
+// pieces, then for each action its signal and its pieces, all user-defined
+// tokens in that order. It fails on an action without a signal or pieces,
+// on an empty piece, and on a signal or piece that is already a token.
+func (tc ToolCaller) tokens() (*tcWiring, error) {
+	v := NewVocab(DefaultMerges)
+	w := &tcWiring{v: v, nl: v.ID(ByteEncode("\n")), eos: v.ID(ImEnd)}
+	var err error
+	if w.def, err = addPieces(v, tc.Default); err != nil {
+		return nil, err
+	}
 	for _, a := range tc.Actions {
 		if a.Signal == "" || len(a.Pieces) == 0 {
 			return nil, fmt.Errorf("gguf: action %q needs a signal and pieces", a.Signal)
@@ -150,94 +164,131 @@ func (tc ToolCaller) Model() (*Llama, error) {
 		if v.ID(a.Signal) >= 0 {
 			return nil, fmt.Errorf("gguf: signal %q is already a token", a.Signal)
 		}
-		signals = append(signals, v.AddUserDefined(a.Signal))
-		c, err := addChain(a.Pieces)
+		w.signals = append(w.signals, v.AddUserDefined(a.Signal))
+		c, err := addPieces(v, a.Pieces)
 		if err != nil {
 			return nil, err
 		}
-		chains = append(chains, c)
+		w.chains = append(w.chains, c)
 	}
+	return w, nil
+}
 
-	// Residual dims: one state dim per token with a successor (the
-	// generation prompt's newline and every piece), one identity dim and
-	// one attended dim per signal.
+// addPieces adds each piece to v as a user-defined token and returns their
+// ids; a piece must be new and not empty.
+func addPieces(v *Vocab, pieces []string) ([]int, error) {
+	var ids []int
+	for _, p := range pieces {
+		if p == "" {
+			return ids, fmt.Errorf("gguf: an empty piece")
+		}
+		if v.ID(ByteEncode(p)) >= 0 || v.ID(p) >= 0 {
+			return ids, fmt.Errorf("gguf: piece %q is already a token", p)
+		}
+		ids = append(ids, v.AddUserDefined(p))
+	}
+	return ids, nil
+}
+
+// replies is the default reply's chain followed by the actions' chains.
+func (w *tcWiring) replies() [][]int { return append([][]int{w.def}, w.chains...) }
+
+// layout assigns the residual dims from dimFirst on: one state dim per
+// token with a successor (the generation prompt's newline, then every
+// piece, the default reply's first), then an identity dim and an attended
+// dim per signal. It fails when they do not fit in tcEmbd.
+func (w *tcWiring) layout() error {
 	next := dimFirst
-	stateDim := map[int]int{nl: next}
+	w.stateDim = map[int]int{w.nl: next}
 	next++
-	for _, c := range append([]chain{def}, chains...) {
-		for _, t := range c.tokens {
-			stateDim[t] = next
+	for _, c := range w.replies() {
+		for _, t := range c {
+			w.stateDim[t] = next
 			next++
 		}
 	}
-	sigID, attDim := make([]int, len(signals)), make([]int, len(signals))
-	for k := range signals {
-		sigID[k], attDim[k] = next, next+1
+	w.sigID, w.attDim = make([]int, len(w.signals)), make([]int, len(w.signals))
+	for k := range w.signals {
+		w.sigID[k], w.attDim[k] = next, next+1
 		next += 2
 	}
 	if next > tcEmbd {
-		return nil, fmt.Errorf("gguf: %d dims needed, the model has %d: fewer actions or pieces", next, tcEmbd)
+		return fmt.Errorf("gguf: %d dims needed, the model has %d: fewer actions or pieces", next, tcEmbd)
 	}
+	return nil
+}
 
-	m := NewLlama("reika-toolcaller", v, tcEmbd, 1, 1, 16, ToolCallerCtxTrain, tcRopeBase)
-	E := tcEmbd
-	const norm2 = 4.0 // every embedding's squared length
-	for t := range v.Tokens {
+// tcNorm2 is every embedding's squared length, so RMSNorm scales every
+// embedding by the same tcNormScale.
+const tcNorm2 = 4.0
+
+// tcNormScale is RMSNorm's scale of every embedding, sqrt(tcEmbd/tcNorm2).
+func tcNormScale() float64 { return math.Sqrt(float64(tcEmbd) / tcNorm2) }
+
+// embed writes the token embeddings: the bias dim, the token's state dim,
+// for a signal the signal dim and its identity dim, and the pad dim that
+// brings the squared length to tcNorm2.
+func (w *tcWiring) embed(m *Llama) {
+	E := m.Embd
+	for t := range w.v.Tokens {
 		e := m.TokenEmbd[t*E : (t+1)*E]
 		e[dimBias] = 1
-		if d, ok := stateDim[t]; ok {
+		if d, ok := w.stateDim[t]; ok {
 			e[d] = 1
 		}
-		for k, s := range signals {
+		for k, s := range w.signals {
 			if s == t {
-				e[dimSig], e[sigID[k]] = 1, 1
+				e[dimSig], e[w.sigID[k]] = 1, 1
 			}
 		}
 		sum := 0.0
 		for _, x := range e {
 			sum += float64(x) * float64(x)
 		}
-		e[dimPad] = float32(math.Sqrt(norm2 - sum))
+		e[dimPad] = float32(math.Sqrt(tcNorm2 - sum))
 	}
-	// RMSNorm scales every embedding by c = sqrt(E/norm2).
-	c := math.Sqrt(float64(E) / norm2)
+}
+
+// attend wires the one head. Query: constant; key: a constant recency part
+// and a content part on signals, so score = C·sig·cos(θc·Δ) − A·sin(θr·Δ),
+// Δ = query − key position. Value and output copy the attended signal's
+// identity into its attended dim.
+func (w *tcWiring) attend(m *Llama) {
+	E, c := m.Embd, tcNormScale()
 	b := &m.Blocks[0]
-	set := func(w []float32, rows, cols, row, col int, x float64) {
-		_ = rows
-		w[row*cols+col] = float32(x)
-	}
-	// Query: constant; key: constant recency part, content part on signals.
-	// score = C·sig·cos(θc·Δ) − A·sin(θr·Δ), Δ = query − key position.
+	set := func(mat []float32, row, col int, x float64) { mat[row*E+col] = float32(x) }
 	qa, ka := math.Sqrt(tcRecencyScore), math.Sqrt(tcRecencyScore)
 	qc, kc := math.Sqrt(tcSignalScore), math.Sqrt(tcSignalScore)
-	set(b.AttnQ, E, E, 2*tcRecencyPair+1, dimBias, qa/c)
-	set(b.AttnK, E, E, 2*tcRecencyPair, dimBias, ka/c)
-	set(b.AttnQ, E, E, 2*tcContentPair, dimBias, qc/c)
-	set(b.AttnK, E, E, 2*tcContentPair, dimSig, kc/c)
-	// Value and output: the attended signal's identity, into its own dim.
-	for k := range signals {
-		set(b.AttnV, E, E, attDim[k], sigID[k], 1/c)
-		set(b.AttnO, E, E, attDim[k], attDim[k], 1)
+	set(b.AttnQ, 2*tcRecencyPair+1, dimBias, qa/c)
+	set(b.AttnK, 2*tcRecencyPair, dimBias, ka/c)
+	set(b.AttnQ, 2*tcContentPair, dimBias, qc/c)
+	set(b.AttnK, 2*tcContentPair, dimSig, kc/c)
+	for k := range w.signals {
+		set(b.AttnV, w.attDim[k], w.sigID[k], 1/c)
+		set(b.AttnO, w.attDim[k], w.attDim[k], 1)
 	}
-	// Output: after the newline, the first piece of the action of the
-	// attended signal (P+Q) over the default (P+D) over the other actions
-	// (P); after a piece, its successor (R) over anything the attended
-	// signal adds (Q).
+}
+
+// output wires the output layer: after the newline, the first piece of the
+// action of the attended signal (P+Q) over the default (P+D) over the other
+// actions (P); after a piece, its successor, or the end of turn after a
+// reply's last, (R) over anything the attended signal adds (Q).
+func (w *tcWiring) output(m *Llama) {
+	E := m.Embd
 	const P, Q, D, R = 1.0, 1.0, 0.5, 3.0
 	out := func(tok, dim int, x float64) { m.Output[tok*E+dim] += float32(x * tcLogitScale) }
-	out(def.tokens[0], stateDim[nl], P+D)
-	for k, ch := range chains {
-		out(ch.tokens[0], stateDim[nl], P)
-		out(ch.tokens[0], attDim[k], Q)
+	out(w.def[0], w.stateDim[w.nl], P+D)
+	for k, ch := range w.chains {
+		out(ch[0], w.stateDim[w.nl], P)
+		out(ch[0], w.attDim[k], Q)
 	}
-	for _, ch := range append([]chain{def}, chains...) {
-		for i, t := range ch.tokens {
-			succ := eos
-			if i+1 < len(ch.tokens) {
-				succ = ch.tokens[i+1]
+	for _, ch := range w.replies() {
+		for i, t := range ch {
+			succ := w.eos
+			if i+1 < len(ch) {
+				succ = ch[i+1]
 			}
-			out(succ, stateDim[t], R)
+			out(succ, w.stateDim[t], R)
 		}
 	}
-	return m, nil
 }

@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/reika-lsp/reika-lsp/internal/goroot"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -20,6 +19,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/reika-lsp/reika-lsp/agent/enginetest"
+	"github.com/reika-lsp/reika-lsp/internal/goroot"
 	"github.com/reika-lsp/reika-lsp/lsp/lsptest"
 )
 
@@ -32,16 +32,51 @@ import (
 // have been sent yet.
 func Run(t testing.TB, ctx context.Context, c *lsptest.Client, root string, srv *enginetest.Server) {
 	t.Helper()
-	files := copyGoFiles(t, root, 16)
+	s := &run{t: t, ctx: ctx, c: c, root: root, srv: srv, files: copyGoFiles(t, root, 16)}
+	reached, gate := s.scriptReads()
+	s.initialize()
+	s.turn(reached, gate)
+	s.checkTranscript()
+	s.checkProgress()
+	s.checkStatus()
+	s.checkFoldMessages()
+	s.compact()
+	s.save()
+	s.cancelBothWays()
+	s.newSession()
+	if err := c.Call(ctx, "shutdown", nil, nil); err != nil {
+		t.Errorf("shutdown: %v", err)
+	}
+}
 
-	// A turn that reads every file, pausing on the fourth read until the
-	// test has checked the server still answers. (A script runs under the
-	// fake engine's lock: nothing may call srv while it waits.)
-	reached, gate := make(chan struct{}), make(chan struct{})
+// run is one run of the scenario: the parties, the workspace's files, and
+// what the first turn left for the later checks.
+type run struct {
+	t     testing.TB
+	ctx   context.Context
+	c     *lsptest.Client
+	root  string
+	srv   *enginetest.Server
+	files []string // the files the turn reads, relative to root
+
+	session string         // the first turn's session, once it answered
+	kinds   map[string]int // the transcript's whole events by kind, once checked
+}
+
+// askID is the JSON-RPC id of the first turn's reika.ask.
+const askID = 101
+
+// scriptReads scripts the engine for the first turn: a read of every file,
+// then a text answer, and a note whenever tool calls are forbidden. The
+// fourth read closes reached and waits until gate is closed, so the test
+// can check the server still answers mid-turn. (A script runs under the
+// fake engine's lock: nothing may call srv while it waits.)
+func (s *run) scriptReads() (reached, gate chan struct{}) {
+	reached, gate = make(chan struct{}), make(chan struct{})
 	var once sync.Once
 	var mu sync.Mutex
 	reads := 0
-	srv.SetScript(func(r *enginetest.Request) enginetest.Reply {
+	s.srv.SetScript(func(r *enginetest.Request) enginetest.Reply {
 		if r.ToolChoice == "none" {
 			return enginetest.Text("NOTE: the files read so far define small helpers.")
 		}
@@ -53,16 +88,23 @@ func Run(t testing.TB, ctx context.Context, c *lsptest.Client, root string, srv 
 			once.Do(func() { close(reached) })
 			<-gate
 		}
-		if n >= len(files) {
+		if n >= len(s.files) {
 			return enginetest.Text("Done: read them all.")
 		}
-		return enginetest.Call("read", fmt.Sprintf(`{"path":%q}`, files[n]))
+		return enginetest.Call("read", fmt.Sprintf(`{"path":%q}`, s.files[n]))
 	})
+	return reached, gate
+}
 
+// initialize opens the session as an editor does, approving every tool,
+// and checks that the server advertises its commands and code action kind
+// and sends a status once initialized.
+func (s *run) initialize() {
+	s.t.Helper()
 	var init json.RawMessage
-	err := c.Call(ctx, "initialize", map[string]any{
+	err := s.c.Call(s.ctx, "initialize", map[string]any{
 		"processId": os.Getpid(),
-		"rootUri":   "file://" + root,
+		"rootUri":   "file://" + s.root,
 		"capabilities": map[string]any{
 			"window":    map[string]any{"workDoneProgress": true, "showMessage": map[string]any{}},
 			"workspace": map[string]any{"applyEdit": true, "configuration": true},
@@ -70,89 +112,108 @@ func Run(t testing.TB, ctx context.Context, c *lsptest.Client, root string, srv 
 		"initializationOptions": map[string]any{"reika": map[string]any{"approve": "all"}},
 	}, &init)
 	if err != nil {
-		t.Fatalf("initialize: %v", err)
+		s.t.Fatalf("initialize: %v", err)
 	}
 	if !strings.Contains(string(init), `"reika.ask"`) || !strings.Contains(string(init), "source.compactContext") {
-		t.Errorf("initialize result lacks the commands or the code action kind: %s", init)
+		s.t.Errorf("initialize result lacks the commands or the code action kind: %s", init)
 	}
-	c.Notify(ctx, "initialized", map[string]any{})
-	if _, err := c.WaitNote(ctx, "reika/status", nil); err != nil {
-		t.Fatalf("no status after initialized: %v", err)
+	s.c.Notify(s.ctx, "initialized", map[string]any{})
+	if _, err := s.c.WaitNote(s.ctx, "reika/status", nil); err != nil {
+		s.t.Fatalf("no status after initialized: %v", err)
 	}
+}
 
-	// The turn, on a client progress token.
-	const askID = 101
-	c.Send(askID, "workspace/executeCommand", map[string]any{
+// turn asks for the first turn on a client progress token; once the turn
+// has reached its fourth read it checks that reika.status (busy) and the
+// code action are answered while the ask is not, then lets the turn go and
+// waits for it to end done. It records the turn's session.
+func (s *run) turn(reached, gate chan struct{}) {
+	s.t.Helper()
+	s.c.Send(askID, "workspace/executeCommand", map[string]any{
 		"command":       "reika.ask",
 		"arguments":     []any{map[string]any{"prompt": "Read the files and tell me what they define."}},
 		"workDoneToken": "ask-1",
 	})
 	select {
 	case <-reached:
-	case <-ctx.Done():
-		t.Fatal("the turn never reached its fourth read")
+	case <-s.ctx.Done():
+		s.t.Fatal("the turn never reached its fourth read")
 	}
 	// Mid-turn, other requests are answered.
 	var st struct {
 		Busy bool
 		Text string
 	}
-	if err := c.Command(ctx, "reika.status", nil, &st); err != nil || !st.Busy {
-		t.Errorf("reika.status mid-turn: %+v, %v", st, err)
+	if err := s.c.Command(s.ctx, "reika.status", nil, &st); err != nil || !st.Busy {
+		s.t.Errorf("reika.status mid-turn: %+v, %v", st, err)
 	}
-	var actions []struct {
-		Title, Kind string
-		Command     struct{ Command string }
-		Edit        any
+	var actions []codeAction
+	if err := s.c.Call(s.ctx, "textDocument/codeAction", codeActionParams(s.root, s.files[0]), &actions); err != nil {
+		s.t.Errorf("code action mid-turn: %v", err)
 	}
-	if err := c.Call(ctx, "textDocument/codeAction", codeActionParams(root, files[0]), &actions); err != nil {
-		t.Errorf("code action mid-turn: %v", err)
-	}
-	if answered(c, askID) {
-		t.Fatal("the ask answered before the turn was let go")
+	if answered(s.c, askID) {
+		s.t.Fatal("the ask answered before the turn was let go")
 	}
 	close(gate)
-	resp, err := c.WaitResponse(ctx, askID)
+	resp, err := s.c.WaitResponse(s.ctx, askID)
 	if err != nil || resp.Err != nil {
-		t.Fatalf("reika.ask: %v %v", err, resp.Err)
+		s.t.Fatalf("reika.ask: %v %v", err, resp.Err)
 	}
 	var ask struct{ Session, Status, Message string }
 	json.Unmarshal(resp.Result, &ask)
 	if ask.Status != "done" || ask.Session == "" {
-		t.Fatalf("reika.ask result %s", resp.Result)
+		s.t.Fatalf("reika.ask result %s", resp.Result)
 	}
+	s.session = ask.Session
+}
 
-	// The transcript streamed every kind of event, with notes before folds.
-	kinds := map[string]int{}
+// codeAction is the part of a code action the scenario checks.
+type codeAction struct {
+	Title, Kind string
+	Command     struct{ Command string }
+	Edit        any
+}
+
+// checkTranscript checks that the turn's transcript streamed every kind of
+// event, all of its session and turn, with a note shortly before each
+// fold, and records the count of whole events by kind.
+func (s *run) checkTranscript() {
+	s.t.Helper()
+	s.kinds = map[string]int{}
 	var order []string
-	for _, m := range c.Notes("reika/transcript") {
+	for _, m := range s.c.Notes("reika/transcript") {
 		var ev struct {
 			Session, Kind, Text string
 			Turn, Round         int
 			Delta               bool
 		}
 		json.Unmarshal(m.Params, &ev)
-		if ev.Session != ask.Session || ev.Turn != 1 {
-			t.Errorf("transcript event of another session or turn: %s", m.Params)
+		if ev.Session != s.session || ev.Turn != 1 {
+			s.t.Errorf("transcript event of another session or turn: %s", m.Params)
 		}
 		if !ev.Delta {
-			kinds[ev.Kind]++
+			s.kinds[ev.Kind]++
 			order = append(order, ev.Kind)
 		}
 	}
 	for _, k := range []string{"user", "tool_call", "tool_result", "shed", "fold", "note", "assistant"} {
-		if kinds[k] == 0 {
-			t.Errorf("no %s event in the transcript (got %v)", k, kinds)
+		if s.kinds[k] == 0 {
+			s.t.Errorf("no %s event in the transcript (got %v)", k, s.kinds)
 		}
 	}
 	for i, k := range order {
 		if k == "fold" && (i == 0 || !strings.Contains(strings.Join(order[max(0, i-3):i], ","), "note")) {
-			t.Errorf("a fold event without the note before it: %v", order[max(0, i-4):i+1])
+			s.t.Errorf("a fold event without the note before it: %v", order[max(0, i-4):i+1])
 		}
 	}
-	// Progress: begin, a report per round, end.
+}
+
+// checkProgress checks the progress on the ask's token: a cancellable
+// "Reika" begin, a report per round, and an end.
+func (s *run) checkProgress() {
+	s.t.Helper()
 	var prog []map[string]any
-	for _, m := range c.Notes("$/progress") {
+	for _, m := range s.c.Notes("$/progress") {
 		var p struct {
 			Token any
 			Value map[string]any
@@ -163,42 +224,53 @@ func Run(t testing.TB, ctx context.Context, c *lsptest.Client, root string, srv 
 		}
 	}
 	if len(prog) < 3 || prog[0]["kind"] != "begin" || prog[len(prog)-1]["kind"] != "end" {
-		t.Fatalf("progress on the ask's token: %v", prog)
+		s.t.Fatalf("progress on the ask's token: %v", prog)
 	}
 	if prog[0]["title"] != "Reika" || prog[0]["cancellable"] != true {
-		t.Errorf("progress begin %v", prog[0])
+		s.t.Errorf("progress begin %v", prog[0])
 	}
 	reports := 0
 	for _, v := range prog[1 : len(prog)-1] {
 		if v["kind"] != "report" || !regexp.MustCompile(`^round \d+ · .+ · ctx `).MatchString(fmt.Sprint(v["message"])) {
-			t.Errorf("progress report %v", v)
+			s.t.Errorf("progress report %v", v)
 		}
 		reports++
 	}
-	if reports < len(files) {
-		t.Errorf("%d progress reports for %d rounds", reports, len(files)+1)
+	if reports < len(s.files) {
+		s.t.Errorf("%d progress reports for %d rounds", reports, len(s.files)+1)
 	}
-	// Status: the chip after every round, the warning as the window filled.
+}
+
+// checkStatus checks every status the server sent: the chip's text after
+// every round, and a warning as the window filled.
+func (s *run) checkStatus() {
+	s.t.Helper()
 	warned := false
-	for _, m := range c.Notes("reika/status") {
-		var s struct {
+	for _, m := range s.c.Notes("reika/status") {
+		var st struct {
 			Text, Level, WindowSource string
 			Window                    *int
 		}
-		json.Unmarshal(m.Params, &s)
+		json.Unmarshal(m.Params, &st)
 		// Before the engine answers: the placeholder while the agent
 		// starts, then the fixed prefix's size with no window.
-		starting := s.Text == "ctx –" || s.Window == nil && s.WindowSource == "none" && regexp.MustCompile(`^ctx [0-9.]+k?$`).MatchString(s.Text)
-		if !regexp.MustCompile(`^ctx [0-9.]+k?/16k \(\d+% of 1[23]k\)$`).MatchString(s.Text) && !starting {
-			t.Errorf("status text %q", s.Text)
+		starting := st.Text == "ctx –" || st.Window == nil && st.WindowSource == "none" && regexp.MustCompile(`^ctx [0-9.]+k?$`).MatchString(st.Text)
+		if !regexp.MustCompile(`^ctx [0-9.]+k?/16k \(\d+% of 1[23]k\)$`).MatchString(st.Text) && !starting {
+			s.t.Errorf("status text %q", st.Text)
 		}
-		warned = warned || s.Level == "warning"
+		warned = warned || st.Level == "warning"
 	}
 	if !warned {
-		t.Error("no warning status while the window filled")
+		s.t.Error("no warning status while the window filled")
 	}
+}
+
+// checkFoldMessages checks that every fold of the transcript was told to
+// the user as an Info message.
+func (s *run) checkFoldMessages() {
+	s.t.Helper()
 	folds := 0
-	for _, m := range c.Notes("window/showMessage") {
+	for _, m := range s.c.Notes("window/showMessage") {
 		var sm struct {
 			Type    int
 			Message string
@@ -207,17 +279,21 @@ func Run(t testing.TB, ctx context.Context, c *lsptest.Client, root string, srv 
 		if regexp.MustCompile(`^Folded \d+ rounds? into a [0-9.]+k?-token recap$`).MatchString(sm.Message) {
 			folds++
 			if sm.Type != 3 {
-				t.Errorf("fold message of type %d, want Info (3)", sm.Type)
+				s.t.Errorf("fold message of type %d, want Info (3)", sm.Type)
 			}
 		}
 	}
-	if folds != kinds["fold"] {
-		t.Errorf("%d fold messages for %d folds", folds, kinds["fold"])
+	if folds != s.kinds["fold"] {
+		s.t.Errorf("%d fold messages for %d folds", folds, s.kinds["fold"])
 	}
+}
 
-	// The code action once the session has a turn, and compact.
-	actions = nil
-	c.Call(ctx, "textDocument/codeAction", codeActionParams(root, files[0]), &actions)
+// compact checks the Compact context code action, offered once the session
+// has a turn, and reika.compact's answer.
+func (s *run) compact() {
+	s.t.Helper()
+	var actions []codeAction
+	s.c.Call(s.ctx, "textDocument/codeAction", codeActionParams(s.root, s.files[0]), &actions)
 	found := false
 	for _, a := range actions {
 		if a.Title == "Compact context" && a.Kind == "source.compactContext" && a.Command.Command == "reika.compact" && a.Edit == nil {
@@ -225,74 +301,85 @@ func Run(t testing.TB, ctx context.Context, c *lsptest.Client, root string, srv 
 		}
 	}
 	if !found {
-		t.Errorf("no Compact context action: %+v", actions)
+		s.t.Errorf("no Compact context action: %+v", actions)
 	}
 	var compact struct {
 		Folded      bool
 		RecapTokens int
 		Message     string
 	}
-	if err := c.Command(ctx, "reika.compact", []any{}, &compact); err != nil {
-		t.Fatalf("reika.compact: %v", err)
+	if err := s.c.Command(s.ctx, "reika.compact", []any{}, &compact); err != nil {
+		s.t.Fatalf("reika.compact: %v", err)
 	}
 	if compact.Folded != (compact.RecapTokens > 0) || compact.Message == "" ||
 		(!compact.Folded && compact.Message != "Nothing to fold") {
-		t.Errorf("reika.compact: %+v", compact)
-	}
-
-	// Save: the whole conversation, unshed.
-	var saved struct{ Path string }
-	if err := c.Command(ctx, "reika.save", []any{map[string]any{"path": "transcript.md"}}, &saved); err != nil {
-		t.Fatalf("reika.save: %v", err)
-	}
-	md, err := os.ReadFile(saved.Path)
-	if err != nil || !strings.Contains(string(md), "## Turn 1") {
-		t.Fatalf("saved transcript at %q: %v", saved.Path, err)
-	}
-	for _, f := range files {
-		data, _ := os.ReadFile(filepath.Join(root, f))
-		lines := strings.Split(string(data), "\n")
-		if mid := lines[len(lines)/2]; !strings.Contains(string(md), mid) {
-			t.Errorf("the saved transcript lacks line %q of %s", mid, f)
-		}
-	}
-
-	// Cancelling: $/cancelRequest with a numeric id, then reika.cancel on a
-	// turn asked with a string id. The engine holds its answer back until
-	// the client goes away.
-	srv.SetScript(func(r *enginetest.Request) enginetest.Reply {
-		return enginetest.Reply{Content: "too late", Fault: enginetest.Fault{FirstByteDelay: time.Hour}}
-	})
-	before := len(srv.Calls())
-	c.Send(102, "workspace/executeCommand", map[string]any{"command": "reika.ask", "arguments": []any{map[string]any{"prompt": "wait"}}})
-	waitCalls(t, ctx, srv, before)
-	c.Notify(ctx, "$/cancelRequest", map[string]any{"id": 102})
-	if r, err := c.WaitResponse(ctx, 102); err != nil || !cancelled(r) {
-		t.Errorf("ask cancelled by $/cancelRequest: %+v %v", r, err)
-	}
-	waitIdle(t, ctx, c)
-	before = len(srv.Calls())
-	c.Send("ask-str", "workspace/executeCommand", map[string]any{"command": "reika.ask", "arguments": []any{map[string]any{"prompt": "wait again"}}})
-	waitCalls(t, ctx, srv, before)
-	var cres struct{ Cancelled bool }
-	if err := c.Command(ctx, "reika.cancel", []any{}, &cres); err != nil || !cres.Cancelled {
-		t.Errorf("reika.cancel: %+v %v", cres, err)
-	}
-	if r, err := c.WaitResponse(ctx, "ask-str"); err != nil || !cancelled(r) {
-		t.Errorf("ask cancelled by reika.cancel: %+v %v", r, err)
-	}
-	waitIdle(t, ctx, c)
-
-	// A new session.
-	var ns struct{ Session string }
-	if err := c.Command(ctx, "reika.newSession", []any{}, &ns); err != nil || ns.Session == "" || ns.Session == ask.Session {
-		t.Errorf("reika.newSession: %+v %v", ns, err)
-	}
-	if err := c.Call(ctx, "shutdown", nil, nil); err != nil {
-		t.Errorf("shutdown: %v", err)
+		s.t.Errorf("reika.compact: %+v", compact)
 	}
 }
 
+// save checks that reika.save writes the whole conversation, unshed: the
+// middle line of every file read is in it.
+func (s *run) save() {
+	s.t.Helper()
+	var saved struct{ Path string }
+	if err := s.c.Command(s.ctx, "reika.save", []any{map[string]any{"path": "transcript.md"}}, &saved); err != nil {
+		s.t.Fatalf("reika.save: %v", err)
+	}
+	md, err := os.ReadFile(saved.Path)
+	if err != nil || !strings.Contains(string(md), "## Turn 1") {
+		s.t.Fatalf("saved transcript at %q: %v", saved.Path, err)
+	}
+	for _, f := range s.files {
+		data, _ := os.ReadFile(filepath.Join(s.root, f))
+		lines := strings.Split(string(data), "\n")
+		if mid := lines[len(lines)/2]; !strings.Contains(string(md), mid) {
+			s.t.Errorf("the saved transcript lacks line %q of %s", mid, f)
+		}
+	}
+}
+
+// cancelBothWays cancels a turn with $/cancelRequest on a numeric id, then
+// one asked with a string id with reika.cancel, and checks each ask
+// answers as cancelled and the server goes idle. The engine holds its
+// answer back until the client goes away.
+func (s *run) cancelBothWays() {
+	s.t.Helper()
+	s.srv.SetScript(func(r *enginetest.Request) enginetest.Reply {
+		return enginetest.Reply{Content: "too late", Fault: enginetest.Fault{FirstByteDelay: time.Hour}}
+	})
+	before := len(s.srv.Calls())
+	s.c.Send(102, "workspace/executeCommand", map[string]any{"command": "reika.ask", "arguments": []any{map[string]any{"prompt": "wait"}}})
+	waitCalls(s.t, s.ctx, s.srv, before)
+	s.c.Notify(s.ctx, "$/cancelRequest", map[string]any{"id": 102})
+	if r, err := s.c.WaitResponse(s.ctx, 102); err != nil || !cancelled(r) {
+		s.t.Errorf("ask cancelled by $/cancelRequest: %+v %v", r, err)
+	}
+	waitIdle(s.t, s.ctx, s.c)
+	before = len(s.srv.Calls())
+	s.c.Send("ask-str", "workspace/executeCommand", map[string]any{"command": "reika.ask", "arguments": []any{map[string]any{"prompt": "wait again"}}})
+	waitCalls(s.t, s.ctx, s.srv, before)
+	var cres struct{ Cancelled bool }
+	if err := s.c.Command(s.ctx, "reika.cancel", []any{}, &cres); err != nil || !cres.Cancelled {
+		s.t.Errorf("reika.cancel: %+v %v", cres, err)
+	}
+	if r, err := s.c.WaitResponse(s.ctx, "ask-str"); err != nil || !cancelled(r) {
+		s.t.Errorf("ask cancelled by reika.cancel: %+v %v", r, err)
+	}
+	waitIdle(s.t, s.ctx, s.c)
+}
+
+// newSession checks that reika.newSession starts a session other than the
+// first turn's.
+func (s *run) newSession() {
+	s.t.Helper()
+	var ns struct{ Session string }
+	if err := s.c.Command(s.ctx, "reika.newSession", []any{}, &ns); err != nil || ns.Session == "" || ns.Session == s.session {
+		s.t.Errorf("reika.newSession: %+v %v", ns, err)
+	}
+}
+
+// answered reports whether the server has answered the request of the
+// numeric id.
 func answered(c *lsptest.Client, id int64) bool {
 	for _, r := range c.Responses() {
 		if r.ID == jsonrpc2.NewNumberID(id) {

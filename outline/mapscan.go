@@ -1,0 +1,188 @@
+package outline
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/reika-lsp/reika-lsp/internal/walk"
+)
+
+// scan walks the tree, refreshes the cache and returns the paths of the
+// files to map, in the walk's order (lexical, directory by directory). It
+// sets m.stats but for Shown and Took, which Render fills in.
+func (m *RepoMap) scan() ([]string, error) {
+	m.loadCacheLocked()
+	w, err := m.walkTree()
+	if err != nil {
+		return nil, err
+	}
+	removed := m.forgetRemoved(w.seen)
+	m.outlineAll(w.jobs)
+	stats := MapStats{Cached: w.cached, Parsed: len(w.jobs)}
+	if len(w.jobs) > 0 || removed {
+		stats.CacheErr = m.saveCacheLocked(w.rels)
+	}
+	out := w.rels[:0]
+	for _, rel := range w.rels {
+		if m.files[rel].skip {
+			stats.Skipped++
+			continue
+		}
+		out = append(out, rel)
+	}
+	stats.Files = len(out)
+	m.stats = stats
+	return out, nil
+}
+
+// mapWalk is what one walk of the tree found.
+type mapWalk struct {
+	rels   []string        // the files to map, in walk order
+	seen   map[string]bool // the same, as a set
+	jobs   []outlineJob    // the new and changed source files among them
+	cached int             // source files whose cached outline still holds
+}
+
+// outlineJob is one source file to outline into its cache entry.
+type outlineJob struct {
+	rel string
+	f   *mapFile
+}
+
+// walkTree walks the tree as git sees it, up to maxMapFiles files, leaving
+// out skipped directories and files and anything that is not a regular
+// file. A file whose modification time and size match its cache entry keeps
+// it; any other gets a new entry in m.files, and a job when outline knows
+// its language.
+func (m *RepoMap) walkTree() (mapWalk, error) {
+	w := mapWalk{seen: map[string]bool{}}
+	err := walk.Walk(m.root, func(rel string, d fs.DirEntry) error {
+		if d.IsDir() {
+			if skipDir(d.Name()) {
+				return walk.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || skipFile(rel) {
+			return nil // symlinks are not followed out of the tree
+		}
+		if len(w.seen) >= maxMapFiles {
+			return walk.SkipAll
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		w.seen[rel] = true
+		mtime, size := info.ModTime().UnixNano(), info.Size()
+		if f := m.files[rel]; f != nil && f.mtime == mtime && f.size == size {
+			if f.lang != "" {
+				w.cached++
+			}
+			w.rels = append(w.rels, rel)
+			return nil
+		}
+		f := &mapFile{mtime: mtime, size: size, lang: Detect(rel, nil)}
+		m.files[rel] = f
+		w.rels = append(w.rels, rel)
+		if f.lang != "" {
+			w.jobs = append(w.jobs, outlineJob{rel, f})
+		}
+		return nil
+	})
+	if err != nil {
+		return mapWalk{}, fmt.Errorf("repo map: %w", err)
+	}
+	return w, nil
+}
+
+// forgetRemoved drops the cache entries of files the walk did not see and
+// reports whether there were any.
+func (m *RepoMap) forgetRemoved(seen map[string]bool) bool {
+	removed := false
+	for rel := range m.files {
+		if !seen[rel] {
+			delete(m.files, rel)
+			removed = true
+		}
+	}
+	return removed
+}
+
+// outlineAll outlines the jobs' files into their entries, one worker per
+// CPU (Parse bounds the parses running at once anyway), and returns when
+// all are done.
+func (m *RepoMap) outlineAll(jobs []outlineJob) {
+	var wg sync.WaitGroup
+	next := make(chan outlineJob)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range next {
+				m.outlineFile(j.rel, j.f)
+			}
+		}()
+	}
+	for _, j := range jobs {
+		next <- j
+	}
+	close(next)
+	wg.Wait()
+}
+
+// outlineFile reads and outlines one source file into f. A file that cannot
+// be read or parsed is listed without declarations.
+func (m *RepoMap) outlineFile(rel string, f *mapFile) {
+	if f.size > int64(mapLimits.MaxBytes)*4 {
+		return // not even worth reading to find references
+	}
+	src, err := os.ReadFile(filepath.Join(m.root, filepath.FromSlash(rel)))
+	if err != nil || IsBinary(src) {
+		return
+	}
+	if IsGenerated(src) {
+		f.skip = true
+		return
+	}
+	f.refs = identRefs(src)
+	o, err := ParseLimited(rel, src, mapLimits)
+	if err != nil {
+		return
+	}
+	for _, e := range o.Entries {
+		switch e.Kind {
+		case KindImports, KindExports, KindStatement, KindPackage:
+			continue
+		}
+		d := mapDecl{sig: display(e), minor: e.minor}
+		d.names = declNames(d.names, e.Name)
+		if (e.Kind == KindConst || e.Kind == KindVar) && len(e.Children) > 0 {
+			for _, c := range e.Children { // a Go group
+				d.names = declNames(d.names, c.Name)
+			}
+		}
+		f.decls = append(f.decls, d)
+	}
+}
+
+// declNames adds the identifiers of an entry's name to names: "a, b",
+// "exports.parse", "W::draw" and "Display for Point<T>" name several.
+func declNames(names []string, name string) []string {
+	for _, n := range strings.FieldsFunc(name, func(r rune) bool { return r >= 0x80 || !isIdentByte(byte(r)) }) {
+		switch n {
+		case "for", "exports", "module", "prototype", "default":
+			continue
+		}
+		if len(n) >= minRefLen && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return names
+}
