@@ -229,18 +229,27 @@ func TestShedCycleOnRealRequests(t *testing.T) {
 		t.Fatalf("the session never folded (%d) or shed (%d)", len(folds), len(sheds))
 	}
 	diverged := 0
-	shedRead := regexp.MustCompile(`^Read src/\S+\.go lines \d+-\d+ of \d+ \[shed\]\n(L\d+.*\n?)+`)
+	// A shed read keeps its first line in place; the message of the event
+	// that shed it names it by that line, with its outline.
+	shedRead := regexp.MustCompile(`^src/\S+\.go lines \d+-\d+ of \d+$`)
 	sawShedRead := false
 	for i, r := range mainReqs {
 		msgs := r.Request.Messages
 		found := false
+		var asides strings.Builder
+		for _, m := range msgs {
+			if ctxwin.IsAside(m) {
+				asides.WriteString(m.Content)
+			}
+		}
 		for _, m := range msgs {
 			if strings.Contains(m.Content, cycleTask) {
 				found = true
 			}
-			if m.Role == ctxwin.RoleTool && strings.HasPrefix(m.Content, "Read ") && strings.Contains(m.Content, "[shed]") {
-				if !shedRead.MatchString(m.Content) {
-					t.Errorf("request %d: a shed read lacks its summary or outline:\n%s", i, m.Content)
+			if m.Role == ctxwin.RoleTool && shedRead.MatchString(m.Content) {
+				entry := regexp.MustCompile("- round \\d+: `" + regexp.QuoteMeta(m.Content) + "`\n  outline:\n  L\\d+")
+				if !entry.MatchString(asides.String()) {
+					t.Errorf("request %d: no message names the shed read %q with its outline", i, m.Content)
 				}
 				sawShedRead = true
 			}
@@ -263,16 +272,14 @@ func TestShedCycleOnRealRequests(t *testing.T) {
 		if notesBefore[i] > 1 {
 			t.Errorf("%d note requests before request %d", notesBefore[i], i)
 		}
-		// A fold brings a recap that opens with the note, when one was written.
+		// A fold brings a recap led by the note, when one was written: the
+		// note round's prompt and note stay as they were sent, and the
+		// fold's message follows them.
 		if notesBefore[i] == 1 {
-			recap := ""
-			for _, m := range msgs {
-				if strings.Contains(m.Content, "<recap>") {
-					recap = m.Content
-				}
-			}
-			if !regexp.MustCompile(`## Note written before the fold\nNOTE-\d+`).MatchString(recap) {
-				t.Errorf("request %d after a note round: the recap does not open with the note:\n%s", i, recap)
+			n := len(msgs)
+			if n < 3 || msgs[n-3].Content != ctxwin.NotePrompt || !strings.HasPrefix(msgs[n-2].Content, "NOTE-") ||
+				!strings.Contains(msgs[n-1].Content, "<recap>") || !strings.Contains(msgs[n-1].Content, "Your note above") {
+				t.Errorf("request %d after a note round does not end with the note and the recap: %q", i, msgs[max(n-3, 0):])
 			}
 		}
 	}
