@@ -102,6 +102,7 @@ func tokens(t *testing.T, c *http.Client, in *instance, text string) int {
 var chunkReuseSizes = []int{0, 64}
 
 var cacheRows = []row{
+	restoreRow,
 	{name: "chunk reuse: the oldest rounds deleted, a recap appended after the kept ones", check: func(t *testing.T, c *http.Client, in *instance) {
 		recap := "<recap>\n" + prose(7, 6) + "</recap>"
 		for i, reuse := range chunkReuseSizes {
@@ -202,3 +203,41 @@ var cacheRows = []row{
 		}
 	}},
 }
+
+// restoreRow: llama-server's host memory chooses the state to restore by
+// the common prefix alone, so an older prompt that shares a few more
+// tokens of it wins over the slot's own, which would have served the rest
+// in chunks; with --cache-ram 0 the slot stays and its chunks are reused.
+var restoreRow = row{name: "chunk reuse: host memory restores an older prompt that shares a longer prefix", own: true, check: func(t *testing.T, c *http.Client, in *instance) {
+	opening := "The user wants to know how the parts fit together.\n" + prose(97, 3)
+	round := func(seed int64, k int, text string) []any {
+		id := fmt.Sprintf("call_%d_%d", seed, k)
+		result := readResult(seed, k)
+		if k == 9 {
+			result = "p9.txt lines 1-1 of 1\n1. short.\n"
+		}
+		return []any{
+			map[string]any{"role": "assistant", "content": text, "tool_calls": []any{map[string]any{"id": id, "type": "function",
+				"function": map[string]any{"name": "read", "arguments": fmt.Sprintf(`{"path": "p%d.txt"}`, k)}}}},
+			map[string]any{"role": "tool", "tool_call_id": id, "content": result},
+		}
+	}
+	head := []any{map[string]any{"role": "system", "content": "You are coding agent 99."}, map[string]any{"role": "user", "content": "Read the parts and explain them."}}
+	chat := func(rounds ...[]any) []any {
+		out := append([]any(nil), head...)
+		for _, r := range rounds {
+			out = append(out, r...)
+		}
+		return out
+	}
+	// A short prompt whose first round opens as round 3 will, then the long one.
+	complete(t, c, in, chat(round(99, 9, opening+"Start with part nine.")))
+	complete(t, c, in, chat(round(99, 1, "Part one first."), round(99, 2, "Then two."), round(99, 3, opening+"Now three."), round(99, 4, "And four.")))
+	recap := "<recap>\n" + prose(98, 4) + "</recap>"
+	got := complete(t, c, in, append(chat(round(99, 3, opening+"Now three."), round(99, 4, "And four.")), map[string]any{"role": "user", "content": recap}), "n_cache_reuse", 64)
+	rt := tokens(t, c, in, recap)
+	t.Logf("rounds 1-2 deleted, a recap of %d tokens appended: %d of %d reused, %d processed", rt, got.cached, got.prompt, got.processed)
+	if got.processed < got.prompt/2 {
+		t.Errorf("%d of %d tokens processed: the slot's chunks were reused, not an older prompt restored", got.processed, got.prompt)
+	}
+}}
