@@ -229,29 +229,38 @@ func TestShedCycleOnRealRequests(t *testing.T) {
 		t.Fatalf("the session never folded (%d) or shed (%d)", len(folds), len(sheds))
 	}
 	diverged := 0
-	// A shed read keeps its first line in place; the message of the event
-	// that shed it names it by that line, with its outline.
-	shedRead := regexp.MustCompile(`^src/\S+\.go lines \d+-\d+ of \d+$`)
+	// A shed read leaves the view (its round goes whole when all its
+	// results are shed; else the result keeps its first line in place), and
+	// a message appended by the event that shed it names it by that line,
+	// with its outline.
+	inPlace := regexp.MustCompile(`^src/\S+\.go lines \d+-\d+ of \d+\n$`)
+	entry := regexp.MustCompile("(?m)^- round \\d+: `(src/\\S+\\.go lines \\d+-\\d+ of \\d+)`\n  outline:\n  L\\d+")
 	sawShedRead := false
 	for i, r := range mainReqs {
 		msgs := r.Request.Messages
 		found := false
 		var asides strings.Builder
+		shown := map[string]bool{}
 		for _, m := range msgs {
 			if ctxwin.IsAside(m) {
 				asides.WriteString(m.Content)
+			}
+			if m.Role == ctxwin.RoleTool {
+				shown[strings.SplitN(m.Content, "\n", 2)[0]] = !inPlace.MatchString(m.Content)
+			}
+		}
+		for _, m := range entry.FindAllStringSubmatch(asides.String(), -1) {
+			sawShedRead = true
+			if shown[m[1]] {
+				t.Errorf("request %d: the shed read %q is still in view whole", i, m[1])
 			}
 		}
 		for _, m := range msgs {
 			if strings.Contains(m.Content, cycleTask) {
 				found = true
 			}
-			if m.Role == ctxwin.RoleTool && shedRead.MatchString(m.Content) {
-				entry := regexp.MustCompile("- round \\d+: `" + regexp.QuoteMeta(m.Content) + "`\n  outline:\n  L\\d+")
-				if !entry.MatchString(asides.String()) {
-					t.Errorf("request %d: no message names the shed read %q with its outline", i, m.Content)
-				}
-				sawShedRead = true
+			if m.Role == ctxwin.RoleTool && inPlace.MatchString(m.Content) && !strings.Contains(asides.String(), "`"+strings.TrimSpace(m.Content)+"`") {
+				t.Errorf("request %d: no message names the shed read %q", i, m.Content)
 			}
 		}
 		if !found {

@@ -12,12 +12,22 @@ import "strings"
 // processes everything after the first deletion, as it did when events
 // rewrote in place. What the model sees:
 //
-//   - A shed result keeps its first line where it was, a prefix of its own
-//     text ("src/a.go lines 1-244 of 244" for a read), so keeping it is a
-//     pure deletion. Nothing is inserted in place: one inserted token
-//     would stop the chunk reuse there. Shed reasoning is deleted; a long
-//     string argument of a shed call is cut short inside the string, the
-//     JSON kept valid.
+//   - A round whose results are all shed leaves the view whole, its call,
+//     reasoning and reply with them; rounds shed side by side make one
+//     deletion. A shed result of a round that keeps others keeps its first
+//     line where it was, a prefix of its own text ("src/a.go lines 1-244 of
+//     244" for a read), so keeping it is a pure deletion. Nothing is
+//     inserted in place: one inserted token would stop the chunk reuse
+//     there. Shed reasoning is deleted; a long string argument of a shed
+//     call is cut short inside the string, the JSON kept valid.
+//   - What stays between two deletions must be long enough for the engine
+//     to reuse (minRun tokens: llama.cpp reuses kept text only in chunks of
+//     n_cache_reuse tokens, and a shorter run stops the reuse for all that
+//     follows), so a shed of rounds one by one, keeping the call and the
+//     first line of each, would save nothing on the engine: measured on
+//     llama-server 0.7.0 with --cache-reuse 64, consecutive shed rounds
+//     kept that way stopped the reuse at the first of them. A deletion
+//     that would leave a shorter run is given up (layout.go).
 //   - A fold deletes the folded rounds, but never the prompt of the turn
 //     in progress nor a round holding a result that defines its task: they
 //     stay where they are (Item.Pinned), and the recap refers to them.
@@ -29,11 +39,12 @@ import "strings"
 //     can be run again. A fold's message follows the note round's prompt
 //     and the note, which stay as they were sent: the slot holds them
 //     already, and the recap is led by the note above it.
-//   - A fold's message absorbs the messages of the events before it, which
-//     it deletes: recaps replace each other, and the summaries of shed
-//     results still in view move into it. A shed that does not fold leaves
-//     the messages before it where they are and adds its own: what it adds
-//     is all the engine processes.
+//   - A fold deletes the rounds it folds with the messages that events
+//     appended among them, and the message of the fold before it, whose
+//     recap the new one absorbs: recaps replace each other. The messages of
+//     sheds among the rounds it keeps stay where they are, naming results
+//     still in view; so does every message of a shed that does not fold.
+//     What an event appends is all the engine processes.
 //
 // Apply replays an event, so a persisted event log restores the history as
 // the model last saw it.
@@ -50,6 +61,8 @@ const ShedNotice = "Their full content is gone from view; run the tool again if 
 type Aside struct {
 	Note    string `json:"note,omitempty"`
 	Message string `json:"message"`
+	// Recap says the message carries a fold's recap.
+	Recap bool `json:"recap,omitempty"`
 }
 
 func (a *Aside) messages(dst []Message) []Message {
@@ -89,6 +102,8 @@ type Event struct {
 const (
 	ShedReasoning = -1
 	ShedArguments = -2
+	// ShedRound takes a round out of view whole: all its results are shed.
+	ShedRound = -3
 )
 
 // ShedChange is one shed: a result collapsed to View (its first line; in
@@ -122,23 +137,26 @@ func (m *Manager) Apply(ev *Event) {
 	}
 	if f := ev.Fold; f != nil {
 		for i := range min(f.Upto, len(h.Items)) {
-			h.Items[i].Pinned = false
+			h.Items[i].Pinned = 0
 		}
 		for _, k := range f.Keep {
 			if k >= 0 && k < len(h.Items) {
-				h.Items[k].Pinned = true
+				h.Items[k].Pinned = h.Turns()
 			}
 		}
 		h.Folded = f.Upto
 		h.Recap = f.Recap
 		h.RecapFirst = ev.Message == "" // a fold logged before folds appended their message
 		for _, it := range h.Items {
-			it.After, it.Notice = nil, "" // absorbed
+			if it.After != nil && it.After.Recap || h.RecapFirst {
+				it.After = nil // the recap before, absorbed
+			}
+			it.Notice = ""
 		}
 	}
 	switch {
 	case ev.Message != "" && ev.At >= 0 && ev.At < len(h.Items):
-		h.Items[ev.At].After = &Aside{Note: ev.Note, Message: ev.Message}
+		h.Items[ev.At].After = &Aside{Note: ev.Note, Message: ev.Message, Recap: ev.Fold != nil}
 	case ev.Notice != "":
 		if last := h.Last(); last != nil {
 			last.Notice = ev.Notice
@@ -157,6 +175,8 @@ func applyShed(h *History, c ShedChange) {
 		it.ReasoningShed = true
 	case c.Result == ShedArguments:
 		it.Calls = c.Calls
+	case c.Result == ShedRound:
+		it.Dropped = true
 	case c.Result >= 0 && c.Result < len(it.Results):
 		r := it.Results[c.Result]
 		r.Shed, r.Cut, r.View, r.Entry = true, false, c.View, c.Entry

@@ -1,6 +1,9 @@
 package ctxwin
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Decide the fold (DESIGN.md §3.8), the third step of a shrink: when
 // shedding cannot reach the shed target (it cannot touch the current
@@ -19,18 +22,24 @@ import "strings"
 // whenever there is something to fold).
 func (d *draft) decideFold(note string) {
 	m := d.m
-	upto := m.foldBoundary(d.b, d.costs)
-	keep := m.keepInView(upto)
+	kc := d.keptCosts()
+	upto := m.foldBoundary(d.b, kc)
+	keep := d.widen(upto, m.keepInView(upto), kc)
 	leaving := d.leaving(upto, keep)
 	if len(leaving) == 0 {
 		return
 	}
 	if d.ev.Reason != ReasonCompact {
-		// What it replaces: the items leaving view. (The messages it
-		// absorbs move into its own.)
+		// What it replaces: the items leaving view, and the recap before.
 		replaced := 0
-		for _, i := range leaving {
-			replaced += d.costs[i]
+		for i := range d.costs {
+			switch {
+			case contains(leaving, i):
+				replaced += d.costs[i]
+			case !d.m.H.InView(i) && !d.m.H.Items[i].Dropped:
+			default:
+				replaced += m.recapTokens(i)
+			}
 		}
 		longest := m.fold(d.b, upto, keep, leaving, strings.Repeat("n", m.est.CharsFor(d.b.Recap)*3/10))
 		if longest.RecapTokens >= replaced {
@@ -41,37 +50,30 @@ func (d *draft) decideFold(note string) {
 	d.afterFold()
 }
 
-// afterFold drops the sheds the fold made moot, takes the absorbed asides
-// out of the kept items' costs, and lists in the message the entries of
-// the shed results still in view.
+// afterFold drops the sheds the fold made moot and the entries of the
+// results they shed, and takes the recap before out of the kept items'
+// costs: the fold absorbs it.
 func (d *draft) afterFold() {
 	h := d.m.H
 	kept := d.ev.Shed[:0]
-	shedNow := map[*Result]bool{}
+	d.entries = nil
 	for _, c := range d.ev.Shed {
-		if !d.inViewAfter(c.Item) {
+		if d.foldedNow(c.Item) {
 			continue
 		}
 		kept = append(kept, c)
 		if c.Result >= 0 {
-			shedNow[h.Items[c.Item].Results[c.Result]] = true
+			d.entries = append(d.entries, c.Entry)
 		}
 	}
 	d.ev.Shed = kept
-	d.entries = nil
-	for i, it := range h.Items {
-		if !d.inViewAfter(i) {
-			continue
+	for i := range h.Items {
+		if !d.foldedNow(i) {
+			d.costs[i] -= d.m.recapTokens(i)
 		}
-		d.costs[i] -= d.m.asideTokens(i)
-		for j, r := range it.Results {
-			switch {
-			case shedNow[r]:
-				d.entries = append(d.entries, d.entryOf(i, j))
-			case r.Shed && r.Entry != "":
-				d.entries = append(d.entries, r.Entry) // absorbed
-			}
-		}
+	}
+	if h.RecapFirst && h.Recap != nil {
+		d.fixed -= d.m.est.MessageTokens(Message{Role: RoleUser, Content: h.Recap.Text}) // a recap rendered first
 	}
 }
 
@@ -85,14 +87,61 @@ func (d *draft) entryOf(i, j int) string {
 	return ""
 }
 
-// leaving lists the items in view before upto that the fold takes out of
-// view: all but keep.
+// widen keeps in view, with the items keep holds before upto, the items
+// just before them, as long as what would stay between two deletions is
+// shorter than minRun: a short prompt kept between folded rounds would stop
+// the engine's reuse of everything after it (layout.go).
+func (d *draft) widen(upto int, keep, costs []int) []int {
+	h := d.m.H
+	for changed := true; changed; {
+		changed = false
+		for _, k := range keep {
+			// The island of kept items around k, and the items that leave
+			// on each side of it.
+			start, end, run := k, k, 0
+			for start > 0 && (contains(keep, start-1) || !h.InView(start-1)) {
+				start--
+			}
+			for end+1 < upto && (contains(keep, end+1) || !h.InView(end+1)) {
+				end++
+			}
+			for i := start; i <= end; i++ {
+				if h.InView(i) {
+					run += costs[i]
+				}
+			}
+			if run >= minRun || end+1 >= upto || start == 0 {
+				continue // long enough, joined to the kept rounds, or the common prefix
+			}
+			keep = append(keep, start-1)
+			changed = true
+			break
+		}
+	}
+	slices.Sort(keep)
+	return keep
+}
+
+// leaving lists the items before upto that the fold folds: those in view
+// but keep, and the rounds sheds took out of view, whose entries the recap
+// takes over.
 func (d *draft) leaving(upto int, keep []int) []int {
+	h := d.m.H
 	var out []int
 	for i := 0; i < upto; i++ {
-		if d.m.H.InView(i) && !contains(keep, i) {
+		if (h.InView(i) || i >= h.Folded && h.Items[i].Dropped) && !contains(keep, i) {
 			out = append(out, i)
 		}
+	}
+	return out
+}
+
+// keptCosts is what each item would cost kept by a fold: what it shows
+// now, but the recap before, which the fold absorbs.
+func (d *draft) keptCosts() []int {
+	out := make([]int, len(d.costs))
+	for i := range d.costs {
+		out[i] = d.costs[i] - d.m.recapTokens(i)
 	}
 	return out
 }
@@ -119,14 +168,24 @@ func (m *Manager) foldBoundary(b Budget, costs []int) int {
 
 // keepInView lists the items before upto that a fold leaves in view: the
 // prompt of the turn in progress and its rounds with a result that defines
-// the task.
+// the task, and what an earlier fold of the turn left in view with them.
+// (The first deletion of a fold then stays after them: a deletion earlier
+// would let llama-server's host memory restore an older prompt that shares
+// them, which holds none of the rounds the fold keeps.)
 func (m *Manager) keepInView(upto int) []int {
 	h := m.H
 	turn := h.Turns()
 	var keep []int
 	for i := 0; i < upto && i < len(h.Items); i++ {
 		it := h.Items[i]
-		if it.Turn != turn || !h.InView(i) {
+		if !h.InView(i) {
+			continue
+		}
+		if it.Pinned == turn {
+			keep = append(keep, i)
+			continue
+		}
+		if it.Turn != turn {
 			continue
 		}
 		if !it.IsRound() {
@@ -184,6 +243,20 @@ func (m *Manager) asideTokens(i int) int {
 	}
 	n := 0
 	for _, msg := range msgs {
+		n += m.est.MessageTokens(msg)
+	}
+	return n
+}
+
+// recapTokens is what the fold's message after item i costs, 0 when none
+// follows it.
+func (m *Manager) recapTokens(i int) int {
+	it := m.H.Items[i]
+	if it.After == nil || !it.After.Recap {
+		return 0
+	}
+	n := 0
+	for _, msg := range it.After.messages(nil) {
 		n += m.est.MessageTokens(msg)
 	}
 	return n

@@ -81,12 +81,19 @@ type Item struct {
 	// (long string arguments cut short inside the string); Assistant keeps
 	// the originals.
 	Calls []ToolCall `json:"calls,omitempty"`
-	// Pinned keeps an item that a fold passed over in view: the prompt of
-	// the turn in progress, or a round holding a result that defines it.
-	Pinned bool `json:"pinned,omitempty"`
+	// Pinned is the turn for which a fold passed over the item and left it
+	// in view, 0 for none: the prompt of the turn in progress, a round
+	// holding a result that defines its task, or an item just before them
+	// that keeps what stays between deletions long enough for the engine to
+	// reuse (fold.go). Later folds of that turn leave it in view too.
+	Pinned int `json:"pinned,omitempty"`
 	// After is the message a shrink event appended after this item, the
-	// newest when it happened (event.go).
+	// newest when it happened (event.go). It stays in view when a shed
+	// takes the item out of view (Dropped), until a fold absorbs it.
 	After *Aside `json:"after,omitempty"`
+	// Dropped says a shed took the round out of view whole: all its
+	// results were shed.
+	Dropped bool `json:"dropped,omitempty"`
 }
 
 // IsRound reports whether the item is a round rather than a prompt.
@@ -110,6 +117,11 @@ func (it *Item) messages(dst []Message) []Message {
 			dst = append(dst, r.message())
 		}
 	}
+	return it.asides(dst)
+}
+
+// asides renders what events appended after the item.
+func (it *Item) asides(dst []Message) []Message {
 	if it.Notice != "" {
 		dst = append(dst, Message{Role: RoleUser, Content: it.Notice})
 	}
@@ -119,9 +131,11 @@ func (it *Item) messages(dst []Message) []Message {
 	return dst
 }
 
-// InView reports whether item i is rendered: not folded, or pinned.
+// InView reports whether item i is rendered: not folded nor dropped, or
+// pinned.
 func (h *History) InView(i int) bool {
-	return i >= h.Folded || h.Items[i].Pinned
+	it := h.Items[i]
+	return i >= h.Folded && !it.Dropped || it.Pinned > 0
 }
 
 // History is the conversation as the model sees it: the fixed prefix, the
@@ -387,10 +401,15 @@ func (h *History) rebuild() {
 	h.frozen = max(h.Folded, len(h.Items)-1)
 	var buf []Message
 	for i := 0; i < h.frozen; i++ {
-		if !h.InView(i) {
+		it := h.Items[i]
+		switch {
+		case h.InView(i):
+			buf = it.messages(buf[:0])
+		case it.Dropped && i >= h.Folded:
+			buf = it.asides(buf[:0]) // what an event appended after it stays
+		default:
 			continue
 		}
-		buf = h.Items[i].messages(buf[:0])
 		for _, m := range buf {
 			h.push(m, i)
 		}

@@ -26,8 +26,11 @@ type draft struct {
 	// the message's frame is priced in total.
 	entries []string
 	framed  bool
-	// assistants is the reply of each item the draft changes.
+	// assistants is the reply of each item the draft changes; shedNow the
+	// results it sheds and dropped the rounds it takes out of view whole.
 	assistants map[int]*replyState
+	shedNow    map[[2]int]bool
+	dropped    map[int]bool
 	// note is the note round's note that leads a fold's recap.
 	note string
 }
@@ -47,6 +50,8 @@ func (m *Manager) plan(b Budget, reason, note string) *draft {
 	d := m.newDraft(b, reason)
 	if reason != ReasonCompact {
 		d.shedTo(m.sheddable(b), b.ShedTarget)
+		d.dropRounds()
+		d.guardRuns()
 	}
 	if reason == ReasonCompact || d.total > b.ShedTarget {
 		d.decideFold(note)
@@ -62,6 +67,7 @@ func (m *Manager) newDraft(b Budget, reason string) *draft {
 	costs, fixed := m.costs()
 	size := m.size()
 	return &draft{m: m, b: b, costs: costs, fixed: fixed, total: size, assistants: map[int]*replyState{},
+		shedNow: map[[2]int]bool{}, dropped: map[int]bool{},
 		ev: &Event{Reason: reason, Round: m.H.Rounds(), Before: size, At: len(m.H.Items) - 1}}
 }
 
@@ -150,7 +156,7 @@ func (d *draft) layout() *Event {
 	e := &d.m.est
 	total := d.fixed
 	for i := range h.Items {
-		if d.inViewAfter(i) {
+		if !d.foldedNow(i) {
 			total += d.costs[i]
 		}
 	}
@@ -167,21 +173,82 @@ func (d *draft) layout() *Event {
 // note into the recap: the engine's slot holds them already.
 const noteAsMessages = true
 
-// inViewAfter reports whether item i is in view once the draft is applied.
-func (d *draft) inViewAfter(i int) bool {
+// foldedNow reports whether the draft's fold takes item i out of view.
+func (d *draft) foldedNow(i int) bool {
 	f := d.ev.Fold
-	if f == nil {
-		return d.m.H.InView(i)
-	}
-	if i >= f.Upto {
-		return true
-	}
-	for _, k := range f.Keep {
-		if k == i {
-			return true
+	return f != nil && i < f.Upto && !contains(f.Keep, i)
+}
+
+// minRun is the least the request keeps between two deletions, in
+// tokens: llama.cpp reuses the text kept after a deletion only in chunks of
+// at least n_cache_reuse tokens (64 in issue 14's measurements), so a
+// shorter run between two deletions stops the reuse, and everything after
+// it is processed again.
+const minRun = 64
+
+// guardRuns gives up the deletions of reasoning and of long arguments that
+// would leave less than minRun tokens kept since the deletion before them
+// (a reply's reasoning right after a round taken out of view): the reply
+// then stays whole.
+func (d *draft) guardRuns() {
+	h := d.m.H
+	run := -1 // tokens kept since the last deletion; -1 before the first
+	grow := func(n int) {
+		if run >= 0 {
+			run += n
 		}
 	}
-	return false
+	for i := 0; i < len(h.Items)-1; i++ {
+		it := h.Items[i]
+		switch {
+		case !h.InView(i):
+			continue // not in the request before
+		case d.dropped[i]:
+			run = 0
+			grow(d.costs[i]) // what events appended after it stays
+			continue
+		case !it.IsRound():
+			grow(d.costs[i])
+			continue
+		}
+		if s, ok := d.assistants[i]; ok && (s.reasoningShed && !it.ReasoningShed || s.calls != nil && it.Calls == nil) {
+			if run >= 0 && run < minRun {
+				d.keepReply(i)
+				grow(d.assistant(i))
+			} else {
+				run = 0
+				grow(d.assistant(i))
+			}
+		} else {
+			grow(d.assistant(i))
+		}
+		for j, r := range it.Results {
+			e := &d.m.est
+			if d.shedNow[[2]int{i, j}] {
+				grow(e.Tokens(len(firstLine(r.Shown()))+1+len(RoleTool), false) + e.overhead())
+				run = 0
+				continue
+			}
+			grow(e.MessageTokens(r.message()))
+		}
+		grow(d.m.asideTokens(i))
+	}
+}
+
+// keepReply gives up the draft's changes to item i's reply.
+func (d *draft) keepReply(i int) {
+	old := d.assistant(i)
+	delete(d.assistants, i)
+	now := d.assistant(i)
+	d.costs[i] += now - old
+	d.total += now - old
+	kept := d.ev.Shed[:0]
+	for _, c := range d.ev.Shed {
+		if c.Item != i || c.Result != ShedReasoning && c.Result != ShedArguments {
+			kept = append(kept, c)
+		}
+	}
+	d.ev.Shed = kept
 }
 
 // refold builds the draft's fold again with the note round's note.

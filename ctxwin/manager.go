@@ -306,8 +306,9 @@ func (m *Manager) itemCosts() []int {
 	return costs
 }
 
-// costs prices each item's messages, and the fixed prefix (the tool
-// definitions and the system message) apart.
+// costs prices each item's messages (with what events appended after it),
+// and the fixed prefix (the tool definitions and the system message, and a
+// recap rendered first) apart.
 func (m *Manager) costs() (items []int, fixed int) {
 	h := m.H
 	h.Messages()
@@ -321,7 +322,7 @@ func (m *Manager) costs() (items []int, fixed int) {
 		switch {
 		case o >= 0:
 			items[o] += c
-		case o == -1:
+		case o == -1, o == -2: // the system message; a recap rendered first
 			fixed += c
 		}
 	}

@@ -107,8 +107,8 @@ func (rc *Recap) events(items []*Item, currentTurn int) {
 		for j := len(it.Results) - 1; j >= 0; j-- {
 			r := it.Results[j]
 			rc.Events = append(rc.Events, fmt.Sprintf("r%d %s", it.Round, eventLine(r)))
-			if r.Task {
-				rc.TaskResults = append(rc.TaskResults, r.Text)
+			if r.Task && it.Turn == currentTurn {
+				rc.TaskResults = append(rc.TaskResults, r.Text) // a turn's task, out of view
 			}
 		}
 		if c := strings.TrimSpace(it.Assistant.Content); c != "" {

@@ -29,8 +29,6 @@ const (
 	bigArgument = 512
 	// openingChars is what a shed subagent report keeps of its opening.
 	openingChars = 400
-	// maxHead bounds the first line a shed result keeps in place.
-	maxHead = 200
 )
 
 // Outliner returns the outline of the file a read result read, within
@@ -84,7 +82,43 @@ func (d *draft) shed(u unit) {
 		d.costs[u.item] += now - old
 		d.total += now - old
 		d.ev.Shed = append(d.ev.Shed, ShedChange{Item: u.item, Result: u.result, View: u.head, Entry: u.entry})
+		d.shedNow[[2]int{u.item, u.result}] = true
 		d.addEntry(u.entry)
+	}
+}
+
+// dropRounds takes out of view whole the rounds all of whose results are
+// shed, their reasoning and reply with them (event.go): rounds shed side by
+// side then make one deletion, with no short run kept between them.
+func (d *draft) dropRounds() {
+	h := d.m.H
+	for i := 0; i < len(h.Items)-1; i++ {
+		it := h.Items[i]
+		if !h.InView(i) || !it.IsRound() || len(it.Results) == 0 || it.Pinned > 0 {
+			continue
+		}
+		all := true
+		for j, r := range it.Results {
+			if !r.Shed && !d.shedNow[[2]int{i, j}] {
+				all = false
+				break
+			}
+		}
+		if !all {
+			continue
+		}
+		d.dropped[i] = true
+		delete(d.assistants, i)
+		kept := d.ev.Shed[:0]
+		for _, c := range d.ev.Shed {
+			if c.Item != i || c.Result >= 0 {
+				kept = append(kept, c) // the round's own changes are moot
+			}
+		}
+		d.ev.Shed = append(kept, ShedChange{Item: i, Result: ShedRound})
+		left := d.m.asideTokens(i)
+		d.total += left - d.costs[i]
+		d.costs[i] = left
 	}
 }
 
@@ -98,10 +132,11 @@ func shedEntry(round int, r *Result, outline Outliner, outlineBudget int) (head,
 	if len(r.Text) <= TinyResult {
 		return "", "", false
 	}
-	head = firstLine(shown)
+	line := firstLine(shown)
+	head = line + "\n"
 	var b strings.Builder
-	fmt.Fprintf(&b, "- round %d: `%s`", round, head)
-	if s := strings.TrimSpace(r.Summary); s != "" && !strings.Contains(s, head) {
+	fmt.Fprintf(&b, "- round %d: `%s`", round, line)
+	if s := strings.TrimSpace(r.Summary); s != "" && !strings.Contains(s, line) {
 		b.WriteString(" (" + s + ")")
 	}
 	var more string
@@ -131,20 +166,16 @@ func shedEntry(round int, r *Result, outline Outliner, outlineBudget int) (head,
 	return head, entry, true
 }
 
-// firstLine is the first line of s without its newline, cut before a space
-// when it is longer than maxHead: a prefix of s that ends where a token
-// does, so that keeping it is a deletion the engine sees as one.
+// firstLine is the first line of s without its newline. A shed result
+// keeps it with its newline: a prefix of its text that ends at a line
+// break, where tokenizers split, so the engine sees the rest of the result
+// deleted and what follows it (the message's end, which follows the text's
+// last line break as it did) the same as before.
 func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
 	}
-	if len(s) <= maxHead {
-		return s
-	}
-	if i := strings.LastIndexByte(s[:maxHead], ' '); i > maxHead/2 {
-		return s[:i]
-	}
-	return s[:validCut(s, maxHead)]
+	return s
 }
 
 // diffHeaders keeps the file and hunk headers of a unified diff.
