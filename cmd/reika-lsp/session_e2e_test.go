@@ -161,7 +161,12 @@ func readingScript(files []string, reached func(int)) enginetest.Script {
 	return func(r *enginetest.Request) enginetest.Reply {
 		mu.Lock()
 		defer mu.Unlock()
+		// The newest message but what a shrink event appended after it (a
+		// shrink at a turn's start appends after its prompt).
 		last := r.Messages[len(r.Messages)-1]
+		for i := len(r.Messages) - 1; i > 0 && ctxwin.IsAside(last); i-- {
+			last = r.Messages[i-1]
+		}
 		switch {
 		case r.ToolChoice == "none":
 			return enginetest.Text("NOTE: reading the files in order")
