@@ -296,7 +296,7 @@ func (a *Agent) Ask(ctx context.Context, p AskParams) AskResult {
 		return AskResult{Status: AskError, Message: err.Error()}
 	}
 	a.applyChanges(sess)
-	if err := promptFits(taskPrompt(p), sess.m.Window); err != nil {
+	if err := promptFits(taskPrompt(p), sess.m.Window()); err != nil {
 		return AskResult{Session: sess.id, Status: AskError, Message: err.Error()}
 	}
 	res := a.runTurn(ctx, sess, p)

@@ -54,33 +54,35 @@ func (a *Agent) applyChanges(sess *session) {
 	sess.gen = gen
 	m := sess.m
 	var what []string
-	if m.MaxTokensSetting != s.MaxTokens {
-		what = append(what, fmt.Sprintf("maxTokens %d → %d", m.MaxTokensSetting, s.MaxTokens))
-		m.MaxTokensSetting = s.MaxTokens
+	cur := m.Settings()
+	next := cur
+	next.MaxTokens, next.ReasoningRounds, next.MinGenTokens = s.MaxTokens, s.ReasoningRounds, s.MinGenTokens
+	if cur.MaxTokens != next.MaxTokens {
+		what = append(what, fmt.Sprintf("maxTokens %d → %d", cur.MaxTokens, next.MaxTokens))
 	}
-	if m.ReasoningRounds != s.ReasoningRounds {
-		what = append(what, fmt.Sprintf("reasoningRounds %d → %d", m.ReasoningRounds, s.ReasoningRounds))
-		m.ReasoningRounds = s.ReasoningRounds
+	if cur.ReasoningRounds != next.ReasoningRounds {
+		what = append(what, fmt.Sprintf("reasoningRounds %d → %d", cur.ReasoningRounds, next.ReasoningRounds))
 	}
-	if m.Reserve.Pinned != s.MinGenTokens {
-		what = append(what, fmt.Sprintf("minGenTokens %d → %d", m.Reserve.Pinned, s.MinGenTokens))
-		m.Reserve.Pinned = s.MinGenTokens
+	if cur.MinGenTokens != next.MinGenTokens {
+		what = append(what, fmt.Sprintf("minGenTokens %d → %d", cur.MinGenTokens, next.MinGenTokens))
 	}
 	if info != nil {
 		if info.Model != "" && sess.info.Model != "" && info.Model != sess.info.Model {
 			what = append(what, fmt.Sprintf("model %s → %s", sess.info.Model, info.Model))
 		}
-		window, source := m.Window, sess.info.WindowSource
+		window, source := m.Window(), sess.info.WindowSource
 		if info.Window > 0 {
-			if info.Window != m.Window {
-				what = append(what, fmt.Sprintf("context window %d → %d tokens (from %s)", m.Window, info.Window, info.WindowSource))
+			if info.Window != m.Window() {
+				what = append(what, fmt.Sprintf("context window %d → %d tokens (from %s)", m.Window(), info.Window, info.WindowSource))
 			}
 			window, source = info.Window, info.WindowSource
 		}
 		sess.info = *info
 		sess.info.Window, sess.info.WindowSource = window, source
-		m.Window, m.OutputLimit = window, info.OutputLimit
+		m.SetWindow(window)
+		next.OutputLimit = info.OutputLimit
 	}
+	m.Configure(next)
 	sess.changes = append(sess.changes, what...)
 }
 

@@ -44,9 +44,16 @@ type chunkReuse struct {
 	Expected int
 }
 
+// pricer prices messages and tool definitions: the Manager, or an
+// Estimator in tests.
+type pricer interface {
+	MessageTokens(ctxwin.Message) int
+	ToolTokens([]ctxwin.ToolSpec, bool) int
+}
+
 // analyseReuse compares a request that diverged at d from prev with what
 // the engine reported reusing (cached, its cache_n).
-func analyseReuse(est *ctxwin.Estimator, tools []ctxwin.ToolSpec, prev, next []ctxwin.Message, d, cached int) chunkReuse {
+func analyseReuse(est pricer, tools []ctxwin.ToolSpec, prev, next []ctxwin.Message, d, cached int) chunkReuse {
 	prefix := est.ToolTokens(tools, true)
 	for _, m := range next[:min(d+1, len(next))] {
 		prefix += est.MessageTokens(m)
@@ -108,7 +115,7 @@ func (r *run) reuseText(prev, next []ctxwin.Message, d int, resp *Response) stri
 		return ""
 	}
 	m := r.sess.m
-	cr := analyseReuse(&m.Est, m.H.Tools, prev, next, d, resp.Timings.CacheN)
+	cr := analyseReuse(m, m.H.Tools, prev, next, d, resp.Timings.CacheN)
 	switch {
 	case resp.CacheReuse > 0 && cr.Reused:
 		return fmt.Sprintf("; reused about %d tokens in chunks beyond the common prefix", cr.Beyond)

@@ -229,20 +229,38 @@ func TestShedCycleOnRealRequests(t *testing.T) {
 		t.Fatalf("the session never folded (%d) or shed (%d)", len(folds), len(sheds))
 	}
 	diverged := 0
-	shedRead := regexp.MustCompile(`^Read src/\S+\.go lines \d+-\d+ of \d+ \[shed\]\n(L\d+.*\n?)+`)
+	// A shed read leaves the view (its round goes whole when all its
+	// results are shed; else the result keeps its first line in place), and
+	// a message appended by the event that shed it names it by that line,
+	// with its outline.
+	inPlace := regexp.MustCompile(`^src/\S+\.go lines \d+-\d+ of \d+\n$`)
+	entry := regexp.MustCompile("(?m)^- round \\d+: `(src/\\S+\\.go lines \\d+-\\d+ of \\d+)`\n  outline:\n  L\\d+")
 	sawShedRead := false
 	for i, r := range mainReqs {
 		msgs := r.Request.Messages
 		found := false
+		var asides strings.Builder
+		shown := map[string]bool{}
+		for _, m := range msgs {
+			if ctxwin.IsAside(m) {
+				asides.WriteString(m.Content)
+			}
+			if m.Role == ctxwin.RoleTool {
+				shown[strings.SplitN(m.Content, "\n", 2)[0]] = !inPlace.MatchString(m.Content)
+			}
+		}
+		for _, m := range entry.FindAllStringSubmatch(asides.String(), -1) {
+			sawShedRead = true
+			if shown[m[1]] {
+				t.Errorf("request %d: the shed read %q is still in view whole", i, m[1])
+			}
+		}
 		for _, m := range msgs {
 			if strings.Contains(m.Content, cycleTask) {
 				found = true
 			}
-			if m.Role == ctxwin.RoleTool && strings.HasPrefix(m.Content, "Read ") && strings.Contains(m.Content, "[shed]") {
-				if !shedRead.MatchString(m.Content) {
-					t.Errorf("request %d: a shed read lacks its summary or outline:\n%s", i, m.Content)
-				}
-				sawShedRead = true
+			if m.Role == ctxwin.RoleTool && inPlace.MatchString(m.Content) && !strings.Contains(asides.String(), "`"+strings.TrimSpace(m.Content)+"`") {
+				t.Errorf("request %d: no message names the shed read %q", i, m.Content)
 			}
 		}
 		if !found {
@@ -263,16 +281,14 @@ func TestShedCycleOnRealRequests(t *testing.T) {
 		if notesBefore[i] > 1 {
 			t.Errorf("%d note requests before request %d", notesBefore[i], i)
 		}
-		// A fold brings a recap that opens with the note, when one was written.
+		// A fold brings a recap led by the note, when one was written: the
+		// note round's prompt and note stay as they were sent, and the
+		// fold's message follows them.
 		if notesBefore[i] == 1 {
-			recap := ""
-			for _, m := range msgs {
-				if strings.Contains(m.Content, "<recap>") {
-					recap = m.Content
-				}
-			}
-			if !regexp.MustCompile(`## Note written before the fold\nNOTE-\d+`).MatchString(recap) {
-				t.Errorf("request %d after a note round: the recap does not open with the note:\n%s", i, recap)
+			n := len(msgs)
+			if n < 3 || msgs[n-3].Content != ctxwin.NotePrompt || !strings.HasPrefix(msgs[n-2].Content, "NOTE-") ||
+				!strings.Contains(msgs[n-1].Content, "<recap>") || !strings.Contains(msgs[n-1].Content, "Your note above") {
+				t.Errorf("request %d after a note round does not end with the note and the recap: %q", i, msgs[max(n-3, 0):])
 			}
 		}
 	}

@@ -63,13 +63,12 @@ type record struct {
 	// note, info
 	Text string `json:"text,omitempty"`
 
-	// state
-	Estimator *ctxwin.Estimator `json:"estimator,omitempty"`
-	Reserve   *ctxwin.Reserve   `json:"reserve,omitempty"`
-	Progress  *ctxwin.Progress  `json:"progress,omitempty"`
-	Window    int               `json:"window,omitempty"`
-	Source    string            `json:"source,omitempty"`
-	Tally     *PromptTally      `json:"tally,omitempty"`
+	// state: what the manager learned (its fields, estimator, reserve,
+	// progress and window, are the record's own; start has the window),
+	// and where the window came from
+	ctxwin.State
+	Source string       `json:"source,omitempty"`
+	Tally  *PromptTally `json:"tally,omitempty"`
 }
 
 // errLogBusy says another process owns the session log.

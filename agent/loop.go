@@ -159,10 +159,10 @@ func (r *run) rounds(ctx context.Context) error {
 // fixed prefix and the task alone leave no room for an answer.
 func (r *run) recoverOverflow(o *OverflowError) error {
 	m := r.sess.m
-	adopted := o.Window > 0 && (m.Window == 0 || o.Window < m.Window)
+	adopted := o.Window > 0 && (m.Window() == 0 || o.Window < m.Window())
 	if adopted {
-		r.a.logf("reika: the engine's window is %d tokens (was %d); adopting it", o.Window, m.Window)
-		m.Window = o.Window
+		r.a.logf("reika: the engine's window is %d tokens (was %d); adopting it", o.Window, m.Window())
+		m.SetWindow(o.Window)
 		r.sess.info.Window, r.sess.info.WindowSource = o.Window, SourceOverflow
 		r.a.mu.Lock()
 		if r.a.info != nil {
@@ -258,7 +258,7 @@ func (r *run) afterRound(ctx context.Context) error {
 	if last.IsRound() {
 		for _, res := range last.Results {
 			r.emit(Event{Kind: EventToolResult, Round: last.Round, Tool: res.Tool, Text: res.Shown(),
-				Tokens: m.Est.Tokens(len(res.Shown()), true)})
+				Tokens: m.Tokens(len(res.Shown()), true)})
 		}
 		reply := last.Assistant
 		r.sess.log.append(record{Kind: recRound, Reply: &reply, Results: last.Results})
@@ -284,8 +284,7 @@ func (r *run) afterRound(ctx context.Context) error {
 		r.progress()
 	}
 	if m.Thrashing() {
-		b, _ := m.Budget()
-		msg := "Stopped: shrinking the context made no progress: " + m.Progress.Explain(b)
+		msg := "Stopped: shrinking the context made no progress: " + m.Stalled()
 		r.a.notice("", LevelWarning, msg)
 		return errors.New(msg)
 	}
@@ -442,7 +441,7 @@ func (r *run) toResult(c ctxwin.ToolCall, t tools.Result) *ctxwin.Result {
 	// never shed. Only its first read in the turn, and only when it leaves
 	// room for the work (an eighth of the usable window).
 	if res.Kind == ctxwin.KindRead && !res.IsError && r.sess.taskPaths[filepath.ToSlash(res.Path)] {
-		if b, ok := r.sess.m.Budget(); ok && r.sess.m.Est.Tokens(len(res.Text), false) <= b.Usable/8 {
+		if b, ok := r.sess.m.Budget(); ok && r.sess.m.Tokens(len(res.Text), false) <= b.Usable/8 {
 			res.Task = true
 			delete(r.sess.taskPaths, filepath.ToSlash(res.Path))
 		}

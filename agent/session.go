@@ -96,7 +96,7 @@ func (a *Agent) newSession(info ModelInfo) (*session, error) {
 	l.fault = a.faultHook()
 	sess.log = l
 	err = l.append(record{Kind: recStart, Session: sess.id, Root: root, System: h.System, Tools: h.Tools, Model: info.Model,
-		Window: info.Window, Source: info.WindowSource})
+		State: ctxwin.State{Window: info.Window}, Source: info.WindowSource})
 	if err == nil {
 		err = l.sync()
 	}
@@ -125,11 +125,9 @@ func (s *session) markLast() error {
 func (a *Agent) newManager(h *ctxwin.History, info ModelInfo) *ctxwin.Manager {
 	s := a.settings()
 	m := ctxwin.NewManager(h, info.Window)
-	m.OutputLimit = info.OutputLimit
-	m.MaxTokensSetting = s.MaxTokens
-	m.ReasoningRounds = s.ReasoningRounds
-	m.Reserve.Pinned = s.MinGenTokens
-	m.Outline = a.outline
+	m.Configure(ctxwin.Settings{OutputLimit: info.OutputLimit, MaxTokens: s.MaxTokens, ReasoningRounds: s.ReasoningRounds,
+		MinGenTokens: s.MinGenTokens})
+	m.SetOutliner(a.outline)
 	return m
 }
 
@@ -197,7 +195,7 @@ func (a *Agent) resumeSession(info ModelInfo) (sess *session, note string, err e
 	if info.Window > 0 {
 		// What the engine (or the setting) says now wins over the log: the
 		// engine may have restarted with another window.
-		sess.m.Window = info.Window
+		sess.m.SetWindow(info.Window)
 	}
 	sess.m.Restored()
 	kept, err := l.cut(ends[good-1])
@@ -253,19 +251,7 @@ func replayRecord(m *ctxwin.Manager, r record) (err error) {
 		}
 		m.Apply(r.Event)
 	case recState:
-		if e := r.Estimator; e != nil {
-			m.Est.Ratio, m.Est.Samples = e.Ratio, e.Samples
-			m.Est.Overhead, m.Est.Fixed, m.Est.Density = e.Overhead, e.Fixed, e.Density
-		}
-		if r.Reserve != nil {
-			m.Reserve.Largest = r.Reserve.Largest
-		}
-		if r.Progress != nil {
-			m.Progress = *r.Progress
-		}
-		if r.Window > 0 {
-			m.Window = r.Window
-		}
+		m.Restore(r.State)
 	case recNote, recInfo:
 	default:
 		return fmt.Errorf("an unknown record kind %q", r.Kind)
@@ -275,14 +261,10 @@ func replayRecord(m *ctxwin.Manager, r record) (err error) {
 
 // logState records what the manager learned.
 func (s *session) logState() error {
-	est := s.m.Est
-	res := s.m.Reserve
-	progress := s.m.Progress
 	var tally *PromptTally
 	if s.tally != nil {
 		t := *s.tally
 		tally = &t
 	}
-	return s.log.append(record{Kind: recState, Estimator: &est, Reserve: &res, Progress: &progress,
-		Window: s.m.Window, Source: s.info.WindowSource, Tally: tally})
+	return s.log.append(record{Kind: recState, State: s.m.State(), Source: s.info.WindowSource, Tally: tally})
 }

@@ -38,7 +38,7 @@ func (a *Agent) publishStatusBusy(sess *session, busy bool) Status {
 		c := sess.m.Chip()
 		chip = &c
 		b, known = sess.m.Budget()
-		ratio = sess.m.Est.LearnedRatio()
+		ratio = sess.m.LearnedRatio()
 		shrunk = sess.shrunkAt > 0 && sess.shrunkAt == sess.m.H.Rounds()
 		if sess.tally != nil {
 			tally = *sess.tally
@@ -53,7 +53,7 @@ func (a *Agent) publishStatusBusy(sess *session, busy bool) Status {
 	}
 	if sess != nil {
 		info = sess.info
-		info.Window = sess.m.Window
+		info.Window = sess.m.Window()
 		st.Session = sess.id
 	} else if a.sess != nil {
 		st.Session = a.sess.id

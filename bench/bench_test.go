@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -36,7 +37,7 @@ func TestFigures(t *testing.T) {
 		rec(4, kindMain, 3, 9000, 0, true),        // refused
 		rec(5, kindMain, 3, 8500, 700, false),     // retried: invalidation
 	}
-	f := figures("x", 8192, s, recs, ann)
+	f := figures("x", 8192, Engines[0], s, recs, ann)
 	if f.Requests != 6 || f.Prefill != 1000+300+400+500+7800 || f.Invalidations != 2 || f.Overflows != 1 || f.FirstOverflow != 3 {
 		t.Errorf("requests %d prefill %d invalidations %d overflows %d first %d", f.Requests, f.Prefill, f.Invalidations, f.Overflows, f.FirstOverflow)
 	}
@@ -60,12 +61,36 @@ func TestRun(t *testing.T) {
 	if _, err := loadSource(); err != nil {
 		t.Skipf("no Go distribution to read: %v", err)
 	}
-	res, err := run(context.Background(), []int{16384}, []int64{2}, 40, Policies, 1, t.Logf)
+	res, err := run(context.Background(), plan{windows: []int{16384}, seeds: []int64{2}, rounds: 40, specs: Policies, engines: Engines, jobs: 1}, t.Logf)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Runs) != 1+len(Policies) || len(res.Rows) != 1+len(Policies) {
+	if n := len(Engines) * (1 + len(Policies)); len(res.Runs) != n || len(res.Rows) != n {
 		t.Fatalf("%d runs, %d rows", len(res.Runs), len(res.Rows))
+	}
+	// The engines differ in what they reuse, never in what the policies
+	// decide: chunk reuse processes no more, and the requests are the same.
+	byEngine := map[string]map[string]*Figures{}
+	for _, f := range res.Runs {
+		if byEngine[f.Policy] == nil {
+			byEngine[f.Policy] = map[string]*Figures{}
+		}
+		byEngine[f.Policy][f.Engine] = f
+	}
+	for p, fs := range byEngine {
+		prefix, chunk := fs["prefix"], fs["chunk"]
+		if chunk.Prefill > prefix.Prefill || !slices.Equal(chunk.Context, prefix.Context) || !slices.Equal(chunk.Retention, prefix.Retention) {
+			t.Errorf("%s: prefill %d with chunk reuse, %d without; context %v and %v; retention %v and %v", p, chunk.Prefill, prefix.Prefill,
+				chunk.Context, prefix.Context, chunk.Retention, prefix.Retention)
+		}
+		for _, r := range prefix.Retention {
+			if r < 0 || r > 1 {
+				t.Errorf("%s: retention %v", p, prefix.Retention)
+			}
+		}
+	}
+	if r := byEngine["reika"]["chunk"]; r.Ratio >= byEngine["reika"]["prefix"].Ratio {
+		t.Errorf("reika gains nothing from chunk reuse: %.2f× the lower bound with it, %.2f× without", r.Ratio, byEngine["reika"]["prefix"].Ratio)
 	}
 	rounds := res.Sessions[0].Rounds
 	for _, f := range res.Runs {
@@ -108,7 +133,7 @@ func TestRun(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	if err := writeResults(dir, res, []int{16384}, Policies); err != nil {
+	if err := writeResults(dir, res, []int{16384}, Policies, Engines); err != nil {
 		t.Fatal(err)
 	}
 	svg, err := os.ReadFile(filepath.Join(dir, "context.svg"))

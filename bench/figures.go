@@ -7,10 +7,11 @@ import (
 	"github.com/reika-lsp/reika-lsp/agent/enginetest"
 )
 
-// Figures are one policy's run of one session at one window.
+// Figures are one policy's run of one session at one window on one engine.
 type Figures struct {
 	Policy string `json:"policy"`
 	Window int    `json:"window"`
+	Engine string `json:"engine"`
 	Seed   int64  `json:"seed"`
 	// Rounds is the session's rounds; Served those the model answered (a
 	// refused round is skipped: its scripted reply is appended unseen).
@@ -54,6 +55,9 @@ type Figures struct {
 	// request it replaced as a share of the shed point: how close to the
 	// shed point the shrinks fire.
 	ShrinkAt []float64 `json:"shrinkAt,omitempty"`
+	// Retention is, per turn, the share of the facts its answer uses that
+	// are still in view in the request the answer replies to (retention.go).
+	Retention []float64 `json:"retention"`
 	// Context is, per round, the prompt tokens of its served request; 0
 	// when it was refused.
 	Context  []int    `json:"context"`
@@ -72,9 +76,9 @@ var (
 )
 
 // figures reads a run's figures from what the engine recorded.
-func figures(policy string, window int, s *Session, recs []enginetest.Recorded, ann *annotations) *Figures {
-	f := &Figures{Policy: policy, Window: window, Seed: s.Seed, Rounds: s.Rounds(), FirstOverflow: -1,
-		Context: make([]int, s.Rounds())}
+func figures(policy string, window int, eng engineSpec, s *Session, recs []enginetest.Recorded, ann *annotations) *Figures {
+	f := &Figures{Policy: policy, Window: window, Engine: eng.Name, Seed: s.Seed, Rounds: s.Rounds(), FirstOverflow: -1,
+		Context: make([]int, s.Rounds()), Retention: answerRetention(s, recs, ann)}
 	prev := -1 // the previous served request's prompt tokens
 	lost := 0
 	for _, r := range recs {
@@ -91,8 +95,8 @@ func figures(policy string, window int, s *Session, recs []enginetest.Recorded, 
 			lost++
 		}
 		if traceTo != nil && policy == tracePolicy {
-			fmt.Fprintf(traceTo, "%s %d: %s round %d prompt %d cache %d prefill %d overflow %v finish %s msgs %d\n", policy, r.Index, an.Kind, an.Round+1,
-				r.PromptTokens, r.CacheN, r.PromptN, r.Overflowed, r.Reply.Finish, len(r.Request.Messages))
+			fmt.Fprintf(traceTo, "%s %s %d: %s round %d prompt %d cache %d prefill %d chunks %d restored %v overflow %v finish %s msgs %d\n", policy, eng.Name, r.Index, an.Kind, an.Round+1,
+				r.PromptTokens, r.CacheN, r.PromptN, len(r.Chunks), r.Restored, r.Overflowed, r.Reply.Finish, len(r.Request.Messages))
 		}
 		if an.Kind != kindMain {
 			f.SummaryCalls++

@@ -46,6 +46,7 @@ func main() {
 		jobs         = flag.Int("j", runtime.GOMAXPROCS(0), "sessions × windows run at once")
 		verbose      = flag.Bool("v", false, "log each run to stderr")
 		trace        = flag.String("trace", "", "print every request of this policy's runs to stderr (reika, none, ...)")
+		enginesFlag  = flag.String("engines", "prefix,chunk", "engines to run every policy on: "+engineNames())
 	)
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: go run ./bench [flags]\n\n")
@@ -67,6 +68,10 @@ func main() {
 	if err != nil {
 		fail("-policies: %v", err)
 	}
+	engs, err := pickEngines(*enginesFlag)
+	if err != nil {
+		fail("-engines: %v", err)
+	}
 	if *rounds < 1 || *jobs < 1 {
 		fail("-rounds and -j must be at least 1")
 	}
@@ -81,7 +86,7 @@ func main() {
 		}
 	}
 	start := time.Now()
-	res, err := run(ctx, windows, seeds, *rounds, specs, *jobs, logf)
+	res, err := run(ctx, plan{windows: windows, seeds: seeds, rounds: *rounds, specs: specs, engines: engs, jobs: *jobs}, logf)
 	if err != nil {
 		fail("%v", err)
 	}
@@ -98,7 +103,7 @@ func main() {
 		writeProblems(os.Stdout, res)
 	}
 	if *out != "" {
-		if err := writeResults(*out, res, windows, specs); err != nil {
+		if err := writeResults(*out, res, windows, specs, engs); err != nil {
 			fail("%v", err)
 		}
 	}
@@ -112,6 +117,55 @@ func fail(format string, args ...any) {
 func commandLine() string {
 	args := []string{"go", "run", "./bench"}
 	return strings.Join(append(args, os.Args[1:]...), " ")
+}
+
+// engineSpec is an engine the bench runs every policy on: the fake
+// llama-server, its cache as the real one's (agent/enginetest).
+type engineSpec struct {
+	Name  string // the flag's word
+	Label string // the table's
+	// Options sets what makes the engine this one.
+	Options func(*enginetest.Options)
+}
+
+// benchCacheReuse is the chunk-reuse engine's --cache-reuse: the chunk size
+// of issue 14's measurements on a real llama-server.
+const benchCacheReuse = 64
+
+// Engines are the engines a run can use. The peers send no n_cache_reuse
+// of their own: on the chunk-reuse engine the server's --cache-reuse
+// applies to their requests, as a llama-server started with it applies it
+// to every request. Reika's requests get it the same way, or send their
+// own.
+var Engines = []engineSpec{
+	{Name: "prefix", Label: "prefix only", Options: func(o *enginetest.Options) { o.NoShift = true }},
+	{Name: "chunk", Label: "chunk reuse", Options: func(o *enginetest.Options) { o.CacheReuse = benchCacheReuse }},
+}
+
+func engineNames() string {
+	var names []string
+	for _, e := range Engines {
+		names = append(names, e.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+func pickEngines(s string) ([]engineSpec, error) {
+	var out []engineSpec
+	for _, name := range strings.Split(s, ",") {
+		name = strings.TrimSpace(name)
+		found := false
+		for _, e := range Engines {
+			if e.Name == name {
+				out = append(out, e)
+				found = true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("unknown engine %q (the engines are %s)", name, engineNames())
+		}
+	}
+	return out, nil
 }
 
 func policyNames() string {
@@ -186,9 +240,19 @@ func parseSeeds(s string) ([]int64, error) {
 	return out, nil
 }
 
-// run generates the sessions and runs every policy on each at each window.
-func run(ctx context.Context, windows []int, seeds []int64, rounds int, specs []PolicySpec, jobs int,
-	logf func(string, ...any)) (*Results, error) {
+// plan is what a bench run runs.
+type plan struct {
+	windows []int
+	seeds   []int64
+	rounds  int
+	specs   []PolicySpec
+	engines []engineSpec
+	jobs    int
+}
+
+// run generates the sessions and runs every policy on each at each window,
+// on each engine.
+func run(ctx context.Context, p plan, logf func(string, ...any)) (*Results, error) {
 	src, err := loadSource()
 	if err != nil {
 		return nil, err
@@ -199,12 +263,15 @@ func run(ctx context.Context, windows []int, seeds []int64, rounds int, specs []
 	}
 	defer removeAll(tmp)
 
-	res := &Results{Windows: windows, Seeds: seeds}
+	res := &Results{Windows: p.windows, Seeds: p.seeds}
+	for _, e := range p.engines {
+		res.Engines = append(res.Engines, e.Name)
+	}
 	sessions := map[int64]*Session{}
 	tok := enginetest.New(enginetest.Options{})
 	defer tok.Close()
-	for _, seed := range seeds {
-		s, err := Generate(src, filepath.Join(tmp, fmt.Sprintf("gen-%d", seed)), seed, rounds)
+	for _, seed := range p.seeds {
+		s, err := Generate(src, filepath.Join(tmp, fmt.Sprintf("gen-%d", seed)), seed, p.rounds)
 		if err != nil {
 			return nil, fmt.Errorf("session %d: %w", seed, err)
 		}
@@ -212,7 +279,31 @@ func run(ctx context.Context, windows []int, seeds []int64, rounds int, specs []
 		res.Sessions = append(res.Sessions, describe(s, tok.Tokens))
 		logf("session %d: %d turns, %d rounds", seed, len(s.Turns), s.Rounds())
 	}
+	runs, err := runJobs(ctx, p, func(seed int64, window int) ([]*Figures, error) {
+		return runOne(ctx, src, sessions[seed], window, p, filepath.Join(tmp, fmt.Sprintf("run-%d-%d", seed, window)), logf)
+	})
+	if err != nil {
+		return nil, err
+	}
+	res.Runs = runs
+	sort.SliceStable(res.Runs, func(i, k int) bool {
+		a, b := res.Runs[i], res.Runs[k]
+		if a.Window != b.Window {
+			return a.Window < b.Window
+		}
+		return a.Seed < b.Seed
+	})
+	names := []string{"reika"}
+	for _, s := range p.specs {
+		names = append(names, s.Name)
+	}
+	res.Rows = aggregate(res.Runs, p.windows, p.engines, names)
+	return res, nil
+}
 
+// runJobs runs one job per session and window, p.jobs at once, and
+// gathers their figures.
+func runJobs(ctx context.Context, p plan, one func(seed int64, window int) ([]*Figures, error)) ([]*Figures, error) {
 	type job struct {
 		seed   int64
 		window int
@@ -220,26 +311,27 @@ func run(ctx context.Context, windows []int, seeds []int64, rounds int, specs []
 	var (
 		mu    sync.Mutex
 		first error
+		out   []*Figures
 		wg    sync.WaitGroup
 	)
 	queue := make(chan job)
-	for range jobs {
+	for range p.jobs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range queue {
-				figs, err := runOne(ctx, src, sessions[j.seed], j.window, specs, filepath.Join(tmp, fmt.Sprintf("run-%d-%d", j.seed, j.window)), logf)
+				figs, err := one(j.seed, j.window)
 				mu.Lock()
 				if err != nil && first == nil {
 					first = fmt.Errorf("session %d at %s: %w", j.seed, kTokens(j.window), err)
 				}
-				res.Runs = append(res.Runs, figs...)
+				out = append(out, figs...)
 				mu.Unlock()
 			}
 		}()
 	}
-	for _, seed := range seeds {
-		for _, w := range windows {
+	for _, seed := range p.seeds {
+		for _, w := range p.windows {
 			select {
 			case queue <- job{seed, w}:
 			case <-ctx.Done():
@@ -251,46 +343,39 @@ func run(ctx context.Context, windows []int, seeds []int64, rounds int, specs []
 	if first != nil {
 		return nil, first
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	sort.SliceStable(res.Runs, func(i, k int) bool {
-		a, b := res.Runs[i], res.Runs[k]
-		if a.Window != b.Window {
-			return a.Window < b.Window
-		}
-		return a.Seed < b.Seed
-	})
-	names := []string{"reika"}
-	for _, p := range specs {
-		names = append(names, p.Name)
-	}
-	res.Rows = aggregate(res.Runs, windows, names)
-	return res, nil
+	return out, ctx.Err()
 }
 
-// runOne runs reika and the peers on one session at one window, and the
-// lower bound.
-func runOne(ctx context.Context, src *source, s *Session, window int, specs []PolicySpec, dir string,
+// runOne runs reika and the peers on one session at one window on each
+// engine, and the lower bound.
+func runOne(ctx context.Context, src *source, s *Session, window int, p plan, dir string,
 	logf func(string, ...any)) ([]*Figures, error) {
 	defer removeAll(dir)
-	t0 := time.Now()
-	base, err := runReika(ctx, src, s, window, filepath.Join(dir, "reika"))
-	if err != nil {
-		return nil, fmt.Errorf("reika: %w", err)
-	}
-	logf("session %d, %s: reika in %s", s.Seed, kTokens(window), time.Since(t0).Round(time.Millisecond))
-	figs := []*Figures{base.figures}
-	for _, spec := range specs {
+	var figs []*Figures
+	var base *reikaRun
+	for e, eng := range p.engines {
+		// The workspace's path is in reika's system message: one of the
+		// same length on every engine keeps the requests the same.
+		sub := func(name string) string { return filepath.Join(dir, fmt.Sprintf("%s-e%d", name, e)) }
 		t0 := time.Now()
-		f, err := runPeer(ctx, s, spec, window, base, filepath.Join(dir, spec.Name))
+		r, err := runReika(ctx, src, s, window, eng, sub("reika"))
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("reika on %s: %w", eng.Name, err)
 		}
-		logf("session %d, %s: %s in %s", s.Seed, kTokens(window), spec.Name, time.Since(t0).Round(time.Millisecond))
-		figs = append(figs, f)
+		logf("session %d, %s, %s: reika in %s", s.Seed, kTokens(window), eng.Name, time.Since(t0).Round(time.Millisecond))
+		base = r
+		figs = append(figs, r.figures)
+		for _, spec := range p.specs {
+			t0 := time.Now()
+			f, err := runPeer(ctx, s, spec, window, eng, base, sub(spec.Name))
+			if err != nil {
+				return nil, err
+			}
+			logf("session %d, %s, %s: %s in %s", s.Seed, kTokens(window), eng.Name, spec.Name, time.Since(t0).Round(time.Millisecond))
+			figs = append(figs, f)
+		}
 	}
-	lb, err := runPeer(ctx, s, PolicySpec{Name: "lower bound", New: func() Policy { return &nonePolicy{} }}, unbounded, base,
+	lb, err := runPeer(ctx, s, PolicySpec{Name: "lower bound", New: func() Policy { return &nonePolicy{} }}, unbounded, p.engines[0], base,
 		filepath.Join(dir, "lower"))
 	if err != nil {
 		return nil, err
@@ -337,7 +422,7 @@ func marshalResults(res *Results) ([]byte, error) {
 // writeResults writes the table, the figures, the README table and the
 // plots (the context of the first session over its rounds; the prefill
 // ratios) to dir.
-func writeResults(dir string, res *Results, windows []int, specs []PolicySpec) error {
+func writeResults(dir string, res *Results, windows []int, specs []PolicySpec, engines []engineSpec) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -367,9 +452,15 @@ func writeResults(dir string, res *Results, windows []int, specs []PolicySpec) e
 			}
 		}
 	}
-	writeSVG(&svg, res.Runs, seed, windows, names, starts)
+	var first []*Figures // the context in view does not depend on the engine
+	for _, f := range res.Runs {
+		if f.Engine == engines[0].Name {
+			first = append(first, f)
+		}
+	}
+	writeSVG(&svg, first, seed, windows, names, starts)
 	var bars strings.Builder
-	writeBars(&bars, res.Rows, windows, names)
+	writeBars(&bars, res.Rows, windows, names, engines)
 	for name, data := range map[string]string{
 		"results.txt":  txt.String(),
 		"results.md":   md.String(),

@@ -58,16 +58,18 @@ type reikaRun struct {
 }
 
 // runReika replays the session through the real agent loop (ctxwin as
-// shipped) against a fake llama.cpp engine of the given window, in a fresh
+// shipped) against a fake llama.cpp engine of the given window and kind, in a fresh
 // copy of the workspace under dir. The engine's script answers each
 // request by its position in the session and the note rounds with a note.
-func runReika(ctx context.Context, src *source, s *Session, window int, dir string) (*reikaRun, error) {
+func runReika(ctx context.Context, src *source, s *Session, window int, eng engineSpec, dir string) (*reikaRun, error) {
 	root, err := src.materialize(filepath.Join(dir, "ws"))
 	if err != nil {
 		return nil, err
 	}
 	ann := newAnnotations()
-	srv := enginetest.New(enginetest.Options{Shape: enginetest.ShapeLlamaCpp, Window: window, Script: reikaScript(s, ann)})
+	opts := enginetest.Options{Shape: enginetest.ShapeLlamaCpp, Window: window, Script: reikaScript(s, ann)}
+	eng.Options(&opts)
+	srv := enginetest.New(opts)
 	defer srv.Close()
 	model, err := engine.New(engine.Config{BaseURL: srv.URL(), CacheDir: filepath.Join(dir, "cache"),
 		ModelsURL: "http://127.0.0.1:1/unused"})
@@ -92,7 +94,7 @@ func runReika(ctx context.Context, src *source, s *Session, window int, dir stri
 		}
 	}
 	recs := srv.Requests()
-	f := figures("reika", window, s, recs, ann)
+	f := figures("reika", window, eng, s, recs, ann)
 	f.Sheds, f.Folds = ev.sheds, ev.folds
 	f.ShrinkAt = shrinkShares(srv, window, recs)
 	f.Problems = append(f.Problems, problems...)

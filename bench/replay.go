@@ -95,13 +95,15 @@ func (r *replayer) Summarize(msgs []ctxwin.Message, tools bool, length int) (str
 }
 
 // runPeer replays the session under a policy against a fresh fake
-// llama.cpp engine of the given window, with reika's system message and
+// llama.cpp engine of the given window and kind, with reika's system message and
 // tool definitions, so only the policy differs. The tools do not run
 // again: their results are the session's.
-func runPeer(ctx context.Context, s *Session, spec PolicySpec, window int, base *reikaRun, dir string) (*Figures, error) {
+func runPeer(ctx context.Context, s *Session, spec PolicySpec, window int, eng engineSpec, base *reikaRun, dir string) (*Figures, error) {
 	ann := newAnnotations()
 	cur := &cursor{}
-	srv := enginetest.New(enginetest.Options{Shape: enginetest.ShapeLlamaCpp, Window: window, Script: peerScript(s, cur, ann)})
+	opts := enginetest.Options{Shape: enginetest.ShapeLlamaCpp, Window: window, Script: peerScript(s, cur, ann)}
+	eng.Options(&opts)
+	srv := enginetest.New(opts)
 	defer srv.Close()
 	model, err := engine.New(engine.Config{BaseURL: srv.URL(), CacheDir: filepath.Join(dir, "cache"),
 		ModelsURL: "http://127.0.0.1:1/unused"})
@@ -167,7 +169,7 @@ func runPeer(ctx context.Context, s *Session, spec PolicySpec, window int, base 
 	if miscounted > 0 {
 		problems = append(problems, fmt.Sprintf("%d requests where the policy's token count differs from the engine's", miscounted))
 	}
-	f := figures(spec.Name, window, s, srv.Requests(), ann)
+	f := figures(spec.Name, window, eng, s, srv.Requests(), ann)
 	f.Problems = append(f.Problems, problems...)
 	return f, nil
 }

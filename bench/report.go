@@ -8,10 +8,11 @@ import (
 	"text/tabwriter"
 )
 
-// Row is one policy at one window, over every session.
+// Row is one policy at one window on one engine, over every session.
 type Row struct {
 	Policy string `json:"policy"`
 	Window int    `json:"window"`
+	Engine string `json:"engine"`
 	// Sessions is how many sessions (seeds) the row sums.
 	Sessions int `json:"sessions"`
 	Rounds   int `json:"rounds"` // Σ rounds
@@ -35,6 +36,9 @@ type Row struct {
 	MeanContext float64 `json:"meanContext"`
 	// FirstOverflow is the earliest round that overflowed, -1 for none.
 	FirstOverflow int `json:"firstOverflowRound"`
+	// Retention is the mean over every task of the share of the facts its
+	// answer uses still in view (retention.go).
+	Retention float64 `json:"retention"`
 	// Shrinks counts reika's shrinks over the sessions; ShrinkMin and
 	// ShrinkMedian are the least and the median size of the request a
 	// shrink replaced, by the engine's count, as a share of the shed point.
@@ -47,6 +51,7 @@ type Row struct {
 type Results struct {
 	Command  string     `json:"command"`
 	Windows  []int      `json:"windows"`
+	Engines  []string   `json:"engines"`
 	Seeds    []int64    `json:"seeds"`
 	Sessions []SessInfo `json:"sessions"`
 	Rows     []Row      `json:"rows"`
@@ -69,104 +74,136 @@ type SessInfo struct {
 	ToolCallCount int            `json:"toolCallCount"`
 }
 
-// aggregate sums the runs into rows, in the order of windows and policies.
-func aggregate(runs []*Figures, windows []int, policies []string) []Row {
+// aggregate sums the runs into rows, in the order of windows, engines and
+// policies.
+func aggregate(runs []*Figures, windows []int, engines []engineSpec, policies []string) []Row {
 	var rows []Row
 	for _, w := range windows {
-		for _, p := range policies {
-			r := Row{Policy: p, Window: w, FirstOverflow: -1}
-			var prefill, lb, served, ctxSum float64
-			var shares []float64
-			for _, f := range runs {
-				if f.Window != w || f.Policy != p {
-					continue
+		for _, e := range engines {
+			for _, p := range policies {
+				var mine []*Figures
+				for _, f := range runs {
+					if f.Window == w && f.Policy == p && f.Engine == e.Name {
+						mine = append(mine, f)
+					}
 				}
-				r.Sessions++
-				r.Rounds += f.Rounds
-				r.Served += f.Served
-				prefill += float64(f.Prefill)
-				lb += float64(f.LowerBound)
-				r.Invalidations += float64(f.Invalidations)
-				r.Overflows += float64(f.Overflows)
-				r.SummaryCalls += float64(f.SummaryCalls)
-				r.SummaryTokens += float64(f.SummaryTokens)
-				r.EngineSeconds += f.EngineSeconds
-				r.CutReplies += float64(f.CutReplies)
-				r.PeakContext = max(r.PeakContext, f.PeakContext)
-				served += float64(f.Served)
-				shares = append(shares, f.ShrinkAt...)
-				ctxSum += f.MeanContext * float64(f.Served)
-				if f.FirstOverflow >= 0 && (r.FirstOverflow < 0 || f.FirstOverflow < r.FirstOverflow) {
-					r.FirstOverflow = f.FirstOverflow
+				if len(mine) > 0 {
+					rows = append(rows, rowOf(p, w, e.Name, mine))
 				}
 			}
-			if r.Sessions == 0 {
-				continue
-			}
-			n := float64(r.Sessions)
-			r.Prefill, r.LowerBound = prefill/n, lb/n
-			if lb > 0 {
-				r.Ratio = prefill / lb
-			}
-			r.Invalidations /= n
-			r.Overflows /= n
-			r.SummaryCalls /= n
-			r.SummaryTokens /= n
-			r.EngineSeconds /= n
-			r.CutReplies /= n
-			if served > 0 {
-				r.MeanContext = ctxSum / served
-			}
-			if len(shares) > 0 {
-				sort.Float64s(shares)
-				r.Shrinks, r.ShrinkMin, r.ShrinkMedian = len(shares), shares[0], shares[len(shares)/2]
-			}
-			rows = append(rows, r)
 		}
 	}
 	return rows
 }
 
-// writeTable writes the rows as a text table, one block per window.
+// rowOf sums one policy's runs at one window on one engine.
+func rowOf(policy string, window int, engine string, runs []*Figures) Row {
+	r := Row{Policy: policy, Window: window, Engine: engine, FirstOverflow: -1}
+	var prefill, lb, served, ctxSum, retained float64
+	var shares []float64
+	tasks := 0
+	for _, f := range runs {
+		r.Sessions++
+		r.Rounds += f.Rounds
+		r.Served += f.Served
+		prefill += float64(f.Prefill)
+		lb += float64(f.LowerBound)
+		r.Invalidations += float64(f.Invalidations)
+		r.Overflows += float64(f.Overflows)
+		r.SummaryCalls += float64(f.SummaryCalls)
+		r.SummaryTokens += float64(f.SummaryTokens)
+		r.EngineSeconds += f.EngineSeconds
+		r.CutReplies += float64(f.CutReplies)
+		r.PeakContext = max(r.PeakContext, f.PeakContext)
+		served += float64(f.Served)
+		shares = append(shares, f.ShrinkAt...)
+		ctxSum += f.MeanContext * float64(f.Served)
+		for _, x := range f.Retention {
+			retained += x
+			tasks++
+		}
+		if f.FirstOverflow >= 0 && (r.FirstOverflow < 0 || f.FirstOverflow < r.FirstOverflow) {
+			r.FirstOverflow = f.FirstOverflow
+		}
+	}
+	n := float64(r.Sessions)
+	r.Prefill, r.LowerBound = prefill/n, lb/n
+	if lb > 0 {
+		r.Ratio = prefill / lb
+	}
+	r.Invalidations /= n
+	r.Overflows /= n
+	r.SummaryCalls /= n
+	r.SummaryTokens /= n
+	r.EngineSeconds /= n
+	r.CutReplies /= n
+	if served > 0 {
+		r.MeanContext = ctxSum / served
+	}
+	if tasks > 0 {
+		r.Retention = retained / float64(tasks)
+	}
+	if len(shares) > 0 {
+		sort.Float64s(shares)
+		r.Shrinks, r.ShrinkMin, r.ShrinkMedian = len(shares), shares[0], shares[len(shares)/2]
+	}
+	return r
+}
+
+// writeTable writes the rows as a text table, one block per window and
+// engine.
 func writeTable(w io.Writer, res *Results) {
 	fmt.Fprintf(w, "%d sessions (seeds %s), %s rounds each; figures per session, means over the sessions\n",
 		len(res.Seeds), joinSeeds(res.Seeds), roundsRange(res.Sessions))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "window\tpolicy\tprefill\t× lower bound\tengine s\tinvalidations\toverflows\tfirst overflow\tserved\tpeak ctx\tmean ctx\tsummary calls\tsummary out\tcut replies\t")
-	last := 0
+	fmt.Fprintln(tw, "window\tengine\tpolicy\tprefill\t× lower bound\tengine s\tretention\tinvalidations\toverflows\tfirst overflow\tserved\tpeak ctx\tmean ctx\tsummary calls\tsummary out\tcut replies\t")
+	last := ""
 	for _, r := range res.Rows {
-		if r.Window != last && last != 0 {
-			fmt.Fprintln(tw, strings.Repeat("\t", 14))
+		if key := fmt.Sprint(r.Window, r.Engine); key != last && last != "" {
+			fmt.Fprintln(tw, strings.Repeat("\t", 16))
 		}
-		last = r.Window
+		last = fmt.Sprint(r.Window, r.Engine)
 		first := "–"
 		if r.FirstOverflow >= 0 {
 			first = fmt.Sprintf("round %d", r.FirstOverflow+1)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", kTokens(r.Window), r.Policy, kTokens(int(r.Prefill+0.5)), r.Ratio,
-			r.EngineSeconds, num(r.Invalidations), num(r.Overflows), first, pct(r.Served, r.Rounds), kTokens(r.PeakContext),
-			kTokens(int(r.MeanContext+0.5)), num(r.SummaryCalls), kTokens(int(r.SummaryTokens+0.5)), num(r.CutReplies))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f\t%.0f\t%.0f%%\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", kTokens(r.Window), r.Engine, r.Policy,
+			kTokens(int(r.Prefill+0.5)), r.Ratio, r.EngineSeconds, r.Retention*100, num(r.Invalidations), num(r.Overflows), first,
+			pct(r.Served, r.Rounds), kTokens(r.PeakContext), kTokens(int(r.MeanContext+0.5)), num(r.SummaryCalls),
+			kTokens(int(r.SummaryTokens+0.5)), num(r.CutReplies))
 	}
 	tw.Flush()
 	for _, r := range res.Rows {
 		if r.Shrinks > 0 {
-			fmt.Fprintf(w, "%s at %s: %d shrinks; the request each replaced was, by the engine's count, at least %.0f%% of the shed point (median %.0f%%)\n",
-				r.Policy, kTokens(r.Window), r.Shrinks, r.ShrinkMin*100, r.ShrinkMedian*100)
+			fmt.Fprintf(w, "%s at %s on %s: %d shrinks; the request each replaced was, by the engine's count, at least %.0f%% of the shed point (median %.0f%%)\n",
+				r.Policy, kTokens(r.Window), r.Engine, r.Shrinks, r.ShrinkMin*100, r.ShrinkMedian*100)
 		}
 	}
 }
 
-// writeMarkdown writes the rows as a Markdown table for the README.
+// writeMarkdown writes the rows as a Markdown table for the README: per
+// window and policy, the prefill and engine time on each engine beside
+// what the policy decided, which the engine does not change.
 func writeMarkdown(w io.Writer, res *Results) {
-	fmt.Fprintln(w, "| window | policy | prefill | × lower bound | engine time | invalidations | overflows | rounds served | peak ctx | mean ctx | summary calls (tokens out) |")
-	fmt.Fprintln(w, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+	fmt.Fprintln(w, "| window | policy | prefill, prefix only | prefill, chunk reuse | engine time (prefix / chunk) | retention | invalidations (prefix) | overflows | rounds served | peak ctx | mean ctx | summary calls (tokens out) |")
+	fmt.Fprintln(w, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
 	for _, r := range res.Rows {
+		if r.Engine != res.Engines[0] {
+			continue
+		}
+		chunk := r
+		for _, c := range res.Rows {
+			if c.Window == r.Window && c.Policy == r.Policy && c.Engine != r.Engine {
+				chunk = c
+			}
+		}
 		name := r.Policy
 		if name == "reika" {
 			name = "**reika**"
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %.2f | %s | %s | %s | %s | %s | %s | %s (%s) |\n", kTokens(r.Window), name, kTokens(int(r.Prefill+0.5)), r.Ratio,
-			duration(r.EngineSeconds), num(r.Invalidations), num(r.Overflows), pct(r.Served, r.Rounds), kTokens(r.PeakContext),
+		fmt.Fprintf(w, "| %s | %s | %s (%.2f×) | %s (%.2f×) | %s / %s | %.0f%% | %s | %s | %s | %s | %s | %s (%s) |\n", kTokens(r.Window), name,
+			kTokens(int(r.Prefill+0.5)), r.Ratio, kTokens(int(chunk.Prefill+0.5)), chunk.Ratio, duration(r.EngineSeconds), duration(chunk.EngineSeconds),
+			r.Retention*100, num(r.Invalidations), num(r.Overflows), pct(r.Served, r.Rounds), kTokens(r.PeakContext),
 			kTokens(int(r.MeanContext+0.5)), num(r.SummaryCalls), kTokens(int(r.SummaryTokens+0.5)))
 	}
 }

@@ -129,66 +129,87 @@ func strokeWidth(p string) string {
 	return "1.3"
 }
 
-// writeBars draws, per window, one bar per policy: its prefill as a
-// multiple of the lower bound, labelled with the share of rounds served
-// when it could not serve them all.
-func writeBars(w io.Writer, rows []Row, windows []int, policies []string) {
+// writeBars draws a panel per engine and in it, per window, one bar per
+// policy: its prefill as a multiple of the lower bound, with its retention
+// under it (the share of the facts its answers use still in view), and the
+// share of rounds served when it could not serve them all.
+func writeBars(w io.Writer, rows []Row, windows []int, policies []string, engines []engineSpec) {
 	const (
 		width  = 960
-		height = 350
 		left   = 64
 		top    = 60
-		plotH  = 210
-		right  = 20
+		panelH = 300
 	)
-	ymax := 0.0
-	for _, r := range rows {
-		ymax = max(ymax, r.Ratio)
-	}
-	ymax = float64(int(ymax)+1) * 1.05
-	// The axis is cut at 4× so the others stay readable; taller bars say
-	// their value.
-	clip := min(ymax, 4.2)
-	groupW := float64(width-left-right) / float64(len(windows))
-	barW := groupW * 0.8 / float64(len(policies))
+	height := top + len(engines)*panelH + 24
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n",
 		width, height, width, height)
 	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="#ffffff"/>`+"\n", width, height)
-	fmt.Fprintf(&b, `<text x="%d" y="20" font-size="15" font-weight="bold">Prompt tokens reprocessed, as a multiple of the append-only lower bound (lower is better)</text>`+"\n", left)
+	fmt.Fprintf(&b, `<text x="%d" y="20" font-size="15" font-weight="bold">Prompt tokens processed, as a multiple of the append-only lower bound (lower is better); retention under each bar</text>`+"\n", left)
 	x := left
 	for _, p := range ordered(policies) {
 		fmt.Fprintf(&b, `<rect x="%d" y="31" width="14" height="10" fill="%s"/><text x="%d" y="40">%s</text>`+"\n", x, policyColor[p], x+18, p)
 		x += 34 + 8*len(p)
 	}
+	ymax := 0.0
+	for _, r := range rows {
+		ymax = max(ymax, r.Ratio)
+	}
+	// The axis is cut at 4× so the others stay readable; taller bars say
+	// their value.
+	clip := min(float64(int(ymax)+1)*1.05, 4.2)
+	for ei, e := range engines {
+		var mine []Row
+		for _, r := range rows {
+			if r.Engine == e.Name {
+				mine = append(mine, r)
+			}
+		}
+		barPanel(&b, mine, windows, policies, e.Label, top+ei*panelH, clip)
+	}
+	fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#555" font-size="11">A policy that overflows stops paying for the rounds it cannot serve: its bar is low because the session died (share served below it).</text>`+"\n",
+		left, height-6)
+	b.WriteString("</svg>\n")
+	io.WriteString(w, b.String())
+}
+
+// barPanel draws one engine's bars at y0.
+func barPanel(b *strings.Builder, rows []Row, windows []int, policies []string, label string, y0 int, clip float64) {
+	const (
+		width = 960
+		left  = 64
+		right = 20
+		plotH = 190
+	)
+	top := float64(y0 + 24)
+	fmt.Fprintf(b, `<text x="%d" y="%.1f" font-weight="bold">%s</text>`+"\n", left, top-8, label)
+	groupW := float64(width-left-right) / float64(len(windows))
+	barW := groupW * 0.8 / float64(len(policies))
 	py := func(v float64) float64 { return top + plotH - min(v, clip)/clip*plotH }
 	for v := 0.0; v <= clip; v += 1 {
-		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#eee"/><text x="%d" y="%.1f" text-anchor="end" fill="#555">%.0f×</text>`+"\n",
+		fmt.Fprintf(b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#eee"/><text x="%d" y="%.1f" text-anchor="end" fill="#555">%.0f×</text>`+"\n",
 			left, py(v), width-right, py(v), left-6, py(v)+4, v)
 	}
-	fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#000" stroke-dasharray="5,4"/>`+"\n", left, py(1), width-right, py(1))
+	fmt.Fprintf(b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#000" stroke-dasharray="5,4"/>`+"\n", left, py(1), width-right, py(1))
 	for wi, win := range windows {
 		gx := float64(left) + float64(wi)*groupW + groupW*0.1
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" font-weight="bold">%s window</text>`+"\n", gx+groupW*0.4, top+plotH+44, kTokens(win))
+		fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-weight="bold">%s window</text>`+"\n", gx+groupW*0.4, top+plotH+48, kTokens(win))
 		for pi, p := range ordered(policies) {
 			for _, r := range rows {
 				if r.Window != win || r.Policy != p {
 					continue
 				}
 				bx := gx + float64(pi)*barW
-				fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"/>`, bx, py(r.Ratio), barW-3, py(0)-py(r.Ratio), policyColor[p])
-				label := fmt.Sprintf("%.2f", r.Ratio)
-				fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="10">%s</text>`, bx+(barW-3)/2, py(r.Ratio)-4, label)
+				mid := bx + (barW-3)/2
+				fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"/>`, bx, py(r.Ratio), barW-3, py(0)-py(r.Ratio), policyColor[p])
+				fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="10">%.2f</text>`, mid, py(r.Ratio)-4, r.Ratio)
+				fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="9" fill="#333">%.0f%%</text>`, mid, py(0)+12, r.Retention*100)
 				if r.Served < r.Rounds {
-					fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="9" fill="#555">served</text><text x="%.1f" y="%.1f" text-anchor="middle" font-size="9" fill="#555">%s</text>`,
-						bx+(barW-3)/2, py(0)+12, bx+(barW-3)/2, py(0)+22, pct(r.Served, r.Rounds))
+					fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="9" fill="#555">served</text><text x="%.1f" y="%.1f" text-anchor="middle" font-size="9" fill="#555">%s</text>`,
+						mid, py(0)+23, mid, py(0)+33, pct(r.Served, r.Rounds))
 				}
 				b.WriteString("\n")
 			}
 		}
 	}
-	fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#555" font-size="11">A policy that overflows stops paying for the rounds it cannot serve: its bar is low because the session died (share served below it).</text>`+"\n",
-		left, height-6)
-	b.WriteString("</svg>\n")
-	io.WriteString(w, b.String())
 }

@@ -12,7 +12,7 @@ import (
 func benchHistory(b *testing.B, window, rounds, readBytes int) *Manager {
 	b.Helper()
 	m := NewManager(NewHistory("system prompt", simTools), window)
-	m.Outline = func(r *Result, budget int) string { return "L1-20 func F()" }
+	m.SetOutliner(func(r *Result, budget int) string { return "L1-20 func F()" })
 	m.StartTurn("the task")
 	text := lines(readBytes/50, "x")
 	for i := 0; i < rounds; i++ {
@@ -77,7 +77,7 @@ func BenchmarkShrink(b *testing.B) {
 			b.Fatal(err)
 		}
 		m.Restored()
-		m.Outline = base.Outline
+		m.SetOutliner(base.outline)
 		// Push it over the shed point with one more large round.
 		m.H.AddRound(Message{ToolCalls: []ToolCall{{ID: "big", Name: "read", Arguments: `{}`}}})
 		m.H.AddResult(&Result{CallID: "big", Tool: "read", Kind: KindRead, Text: lines(4000, "big"), Path: "big.go", Summary: "Read big.go"})

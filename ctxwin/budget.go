@@ -1,9 +1,15 @@
 // Package ctxwin decides what the model sees: it divides the context window
-// into budgets, estimates request sizes without a tokenizer, keeps requests
-// append-only below the shed point, and when the window fills it cuts,
-// sheds and folds — one cache invalidation per event. It is pure: it imports
-// only the standard library, and everything it needs from outside (the
-// outline of a file, the clock) is injected.
+// into budgets, counts request sizes with the engine's tokenizer where it can
+// (an estimate for the rest, count.go), keeps requests append-only below the
+// shed point, and when the window fills it cuts, sheds and folds. A shrink
+// event is shaped for the engine's cache (event.go): deletions of spans plus
+// one message appended after the newest round, so an engine with chunk reuse
+// processes only that message and one that reuses a prefix processes what
+// follows the first deletion. The policy runs in named steps, each in the
+// file that bears its name: which results can be shed (sheddable.go), shed
+// down to the target (shed.go), decide the fold (fold.go), lay out the event
+// (layout.go). It is pure: it imports only the standard library, and what it
+// needs from outside (a file's outline, the engine's counts) is passed in.
 //
 // The rules are those of the seed (context-management.md), made precise in
 // DESIGN.md §3. The names follow the seed: ShedPoint, ShedTarget, FoldKeeps,

@@ -148,7 +148,7 @@ func (m *Manager) Uncounted() []string {
 	}
 	if last := h.Last(); last != nil {
 		for _, r := range last.Results {
-			if _, ok := m.Est.textTokens(r.Text); !ok {
+			if _, ok := m.est.textTokens(r.Text); !ok {
 				add(r.Text, 0)
 			}
 		}
@@ -166,7 +166,7 @@ func (m *Manager) SetCounts(tokens []int) {
 	if len(tokens) != len(m.toCount) {
 		return
 	}
-	e := &m.Est
+	e := &m.est
 	if e.texts == nil {
 		e.texts = make(map[uint64]int)
 	}
@@ -212,7 +212,7 @@ func (m *Manager) snapshot() {
 		prices:       make([]int, n),
 		kinds:        make([]int8, n),
 		fixed:        m.fixedTokens(),
-		fixedSettled: m.Est.Fixed > 0,
+		fixedSettled: m.est.Fixed > 0,
 	}
 	for k, i := range h.unsettled {
 		s.hashes[k] = h.hashes[i]
@@ -221,24 +221,24 @@ func (m *Manager) snapshot() {
 			s.prices[k], s.kinds[k] = t, priceProvisional
 			continue
 		}
-		s.prices[k] = m.Est.Tokens(h.chars[i], h.carried[i]) + m.Est.overhead()
+		s.prices[k] = m.est.Tokens(h.chars[i], h.carried[i]) + m.est.overhead()
 	}
-	m.Est.sent = s
+	m.est.sent = s
 }
 
 // fixedTokens is the request's fixed part: the engine's count once it
 // reported one, else the estimate of the tool definitions.
 func (m *Manager) fixedTokens() int {
-	if m.Est.Fixed > 0 {
-		return m.Est.Fixed
+	if m.est.Fixed > 0 {
+		return m.est.Fixed
 	}
-	return m.Est.ToolTokens(m.H.Tools, m.H.sentTools)
+	return m.est.ToolTokens(m.H.Tools, m.H.sentTools)
 }
 
 // attribute shares the engine's count of the last sent request (prompt
 // tokens) out over its parts and settles them.
 func (m *Manager) attribute(prompt int) {
-	e := &m.Est
+	e := &m.est
 	s := e.sent
 	if s == nil || prompt <= 0 {
 		return

@@ -77,11 +77,11 @@ func TestEngineCounts(t *testing.T) {
 					m.AddRound(reply, completion)
 					m.H.AddResult(readResult(fmt.Sprint(i), fmt.Sprintf("src/f%d.go", i), 60+10*i))
 				}
-				if tokenizer && abs(int(math.Round(m.Est.Overhead))-eng.overhead) > 1 {
-					t.Errorf("learned a template overhead of %.1f tokens a message, the engine's is %d", m.Est.Overhead, eng.overhead)
+				if tokenizer && abs(int(math.Round(m.est.Overhead))-eng.overhead) > 1 {
+					t.Errorf("learned a template overhead of %.1f tokens a message, the engine's is %d", m.est.Overhead, eng.overhead)
 				}
-				if tokenizer && math.Abs(m.Est.Density-density) > 0.3 {
-					t.Errorf("measured %.2f chars/token, the tokenizer's is %.1f", m.Est.Density, density)
+				if tokenizer && math.Abs(m.est.Density-density) > 0.3 {
+					t.Errorf("measured %.2f chars/token, the tokenizer's is %.1f", m.est.Density, density)
 				}
 			})
 		}
@@ -146,7 +146,7 @@ func TestOverflowSettlesTheRefusedRequest(t *testing.T) {
 	msgs = m.H.Messages()
 	m.Sent()
 	refused := eng.prompt(msgs)
-	m.Window = 16000
+	m.SetWindow(16000)
 	m.LearnOverflow(refused)
 	if got := m.Size(); got != refused {
 		t.Fatalf("after the refusal the size is %d, the engine counted %d", got, refused)
@@ -203,17 +203,23 @@ func TestReplaced(t *testing.T) {
 	prompt := Message{Role: RoleUser, Content: "task"}
 	reply := Message{Role: RoleAssistant, ToolCalls: []ToolCall{call("a")}}
 	result := Message{Role: RoleTool, ToolCallID: "a", Content: "data"}
-	notice := Message{Role: RoleUser, Content: ShedNotice}
-	recap := Message{Role: RoleUser, Content: "<recap>…</recap>"}
+	shed := Message{Role: RoleUser, Content: shedOpening + ".\n" + ShedNotice}
+	fold := Message{Role: RoleUser, Content: foldOpening + ".\n<recap>…</recap>"}
+	notePrompt, note := Message{Role: RoleUser, Content: NotePrompt}, Message{Role: RoleAssistant, Content: "the note"}
 	prev := []Message{sys, prompt}
-	next := []Message{sys, recap, reply, result, notice}
-	got := Replaced(prev, reply, next)
-	if want := []Message{sys, prompt, reply, result}; !sameMessages(got, want) {
-		t.Errorf("a round: %+v", got)
+	for _, next := range [][]Message{
+		{sys, prompt, reply, result, shed},
+		{sys, prompt, reply, result, notePrompt, note, fold},
+		{sys, reply, result, fold},
+	} {
+		got := Replaced(prev, reply, next)
+		if want := []Message{sys, prompt, reply, result}; !sameMessages(got, want) {
+			t.Errorf("a round: %+v", got)
+		}
 	}
 	answer := Message{Role: RoleAssistant, Content: "done"}
 	prompt2 := Message{Role: RoleUser, Content: "next task"}
-	got = Replaced([]Message{sys, prompt}, answer, []Message{sys, recap, prompt2})
+	got := Replaced([]Message{sys, prompt}, answer, []Message{sys, prompt2, fold})
 	if want := []Message{sys, prompt, answer, prompt2}; !sameMessages(got, want) {
 		t.Errorf("a turn's prompt: %+v", got)
 	}

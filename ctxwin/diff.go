@@ -28,7 +28,7 @@ func Diverge(prev, next []Message) Divergence {
 // around it: prev, the last request sent before the shrink; reply, the
 // model's answer to it; next, the first request after it. A shrink never
 // touches the newest item (the round reply opened, or a turn's prompt), and
-// the notice after that item is the shrink's own, so the request the shrink
+// what follows that item is the shrink's own, so the request the shrink
 // replaced is prev, the reply, and the newest item of next.
 func Replaced(prev []Message, reply Message, next []Message) []Message {
 	start, end := NewestItem(next)
@@ -43,11 +43,15 @@ func Replaced(prev []Message, reply Message, next []Message) []Message {
 
 // NewestItem locates the newest item in a rendered request: msgs[start:end]
 // is the newest round (its reply and results) or the prompt of a new turn;
-// a shed notice after it is left out.
+// what a shrink appended after it (the note round's prompt and note, the
+// event's message) is left out.
 func NewestItem(msgs []Message) (start, end int) {
 	end = len(msgs)
-	if end > 0 && msgs[end-1].Role == RoleUser && msgs[end-1].Content == ShedNotice {
+	if end > 0 && IsAside(msgs[end-1]) && msgs[end-1].Content != NotePrompt {
 		end--
+	}
+	if end > 1 && msgs[end-1].Role == RoleAssistant && msgs[end-2].Role == RoleUser && msgs[end-2].Content == NotePrompt {
+		end -= 2
 	}
 	if end > 0 && msgs[end-1].Role == RoleUser {
 		return end - 1, end

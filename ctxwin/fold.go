@@ -1,355 +1,272 @@
 package ctxwin
 
 import (
-	"fmt"
-	"sort"
+	"slices"
 	"strings"
 )
 
-// Recap is what a fold leaves of the items it folds: one message that
-// leads with the model's note. A new recap absorbs the previous one, so
-// recaps never stack.
-type Recap struct {
-	// Text is the recap as the model sees it.
-	Text string `json:"text"`
-	// Note is what the model wrote it had established, before the fold.
-	Note string `json:"note,omitempty"`
-	// EarlierNotes are the notes of the recaps this one absorbed, newest first.
-	EarlierNotes []string `json:"earlierNotes,omitempty"`
-	// Task is the prompt of turn TaskTurn, verbatim: the request the model
-	// is working on when it was folded. TaskResults are folded
-	// task-defining results, verbatim.
-	Task        string   `json:"task,omitempty"`
-	TaskTurn    int      `json:"taskTurn,omitempty"`
-	TaskResults []string `json:"taskResults,omitempty"`
-	// Requests are the user's earlier folded prompts, newest first.
-	Requests []string `json:"requests,omitempty"`
-	// Events is what happened in the folded items, newest first.
-	Events []string `json:"events,omitempty"`
-	// Files are the files touched, with the line ranges read.
-	Files []FileTouch `json:"files,omitempty"`
-	// Pages fetched and searches run, newest first.
-	Pages    []string `json:"pages,omitempty"`
-	Searches []string `json:"searches,omitempty"`
-	// FirstRound and LastRound are the rounds folded so far; Turns the
-	// last turn folded.
-	FirstRound int `json:"firstRound,omitempty"`
-	LastRound  int `json:"lastRound,omitempty"`
-}
+// Decide the fold (DESIGN.md §3.8), the third step of a shrink: when
+// shedding cannot reach the shed target (it cannot touch the current
+// round), the oldest rounds fold in the same event, keeping the newest
+// that fit in the fold keeps, and always the newest item. A tool call and
+// its result are never separated: whole rounds fold. The prompt of the turn
+// in progress and the rounds holding results that define its task stay in
+// view (pinned) wherever they are; a later fold folds them once their turn
+// is over. A fold must shrink the request: the recap, with the longest note
+// it keeps, must cost less than what it replaces, so the note round never
+// runs for a fold that is then called off. A fold absorbs the messages of
+// the events before it (their shed entries move into its message) and
+// makes the sheds inside what it folds moot.
 
-// FileTouch is one file the folded items touched.
-type FileTouch struct {
-	Path    string      `json:"path"`
-	Read    []LineRange `json:"read,omitempty"`
-	Edited  bool        `json:"edited,omitempty"`
-	Written bool        `json:"written,omitempty"`
-}
-
-// LineRange is a 1-based inclusive range of lines.
-type LineRange struct{ From, To int }
-
-// buildRecap folds items (the oldest first) into a recap that absorbs old.
-// currentTurn is the turn in progress: its prompt is the task.
-func buildRecap(old *Recap, items []*Item, note string, currentTurn int) *Recap {
-	rc := &Recap{Note: strings.TrimSpace(note)}
-	if old != nil {
-		rc.FirstRound = old.FirstRound
-		rc.LastRound = old.LastRound
+// decideFold folds, when folding shrinks the draft (a fold on demand folds
+// whenever there is something to fold).
+func (d *draft) decideFold(note string) {
+	m := d.m
+	kc := d.keptCosts()
+	upto := m.foldBoundary(d.b, kc)
+	keep := d.widen(upto, m.keepInView(upto), kc)
+	leaving := d.leaving(upto, keep)
+	if len(leaving) == 0 {
+		return
 	}
-	files := map[string]*FileTouch{}
-	var order []string
-	touch := func(path string) *FileTouch {
-		f, ok := files[path]
-		if !ok {
-			f = &FileTouch{Path: path}
-			files[path] = f
-			order = append(order, path)
-		}
-		return f
-	}
-	var events []string
-	for i := len(items) - 1; i >= 0; i-- {
-		it := items[i]
-		if !it.IsRound() {
-			if it.Turn == currentTurn {
-				rc.Task, rc.TaskTurn = it.Prompt, it.Turn
-				events = append(events, fmt.Sprintf("turn %d began with the task above", it.Turn))
-			} else {
-				rc.Requests = append(rc.Requests, it.Prompt)
-				events = append(events, fmt.Sprintf("turn %d began: the user asked %s", it.Turn, quote(it.Prompt, 160)))
+	if d.ev.Reason != ReasonCompact {
+		// What it replaces: the items leaving view, and the recap before.
+		replaced := 0
+		for i := range d.costs {
+			switch {
+			case contains(leaving, i):
+				replaced += d.costs[i]
+			case !d.m.H.InView(i) && !d.m.H.Items[i].Dropped:
+			default:
+				replaced += m.recapTokens(i)
 			}
+		}
+		longest := m.fold(d.b, upto, keep, leaving, strings.Repeat("n", m.est.CharsFor(d.b.Recap)*3/10))
+		if longest.RecapTokens >= replaced {
+			return
+		}
+	}
+	d.ev.Fold = m.fold(d.b, upto, keep, leaving, note)
+	d.afterFold()
+}
+
+// afterFold drops the sheds the fold made moot and the entries of the
+// results they shed, and takes the recap before out of the kept items'
+// costs: the fold absorbs it.
+func (d *draft) afterFold() {
+	h := d.m.H
+	kept := d.ev.Shed[:0]
+	d.entries = nil
+	for _, c := range d.ev.Shed {
+		if d.foldedNow(c.Item) {
 			continue
 		}
-		if rc.FirstRound == 0 || it.Round < rc.FirstRound {
-			rc.FirstRound = it.Round
-		}
-		rc.LastRound = max(rc.LastRound, it.Round)
-		// Results newest first within the round, then the reply.
-		for j := len(it.Results) - 1; j >= 0; j-- {
-			r := it.Results[j]
-			events = append(events, fmt.Sprintf("r%d %s", it.Round, eventLine(r)))
-			if r.Task {
-				rc.TaskResults = append(rc.TaskResults, r.Text)
-			}
-		}
-		if c := strings.TrimSpace(it.Assistant.Content); c != "" {
-			events = append(events, fmt.Sprintf("r%d assistant: %s", it.Round, quote(c, 240)))
+		kept = append(kept, c)
+		if c.Result >= 0 {
+			d.entries = append(d.entries, c.Entry)
 		}
 	}
-	// Files, pages and searches, oldest first so ranges merge in order.
-	for _, it := range items {
+	d.ev.Shed = kept
+	for i := range h.Items {
+		if !d.foldedNow(i) {
+			d.costs[i] -= d.m.recapTokens(i)
+		}
+	}
+	if h.RecapFirst && h.Recap != nil {
+		d.fixed -= d.m.est.MessageTokens(Message{Role: RoleUser, Content: h.Recap.Text}) // a recap rendered first
+	}
+}
+
+// entryOf is the entry of result j of item i that this draft sheds.
+func (d *draft) entryOf(i, j int) string {
+	for _, c := range d.ev.Shed {
+		if c.Item == i && c.Result == j {
+			return c.Entry
+		}
+	}
+	return ""
+}
+
+// widen keeps in view, with the items keep holds before upto, the items
+// just before them, as long as what would stay between two deletions is
+// shorter than minRun: a short prompt kept between folded rounds would stop
+// the engine's reuse of everything after it (layout.go).
+func (d *draft) widen(upto int, keep, costs []int) []int {
+	h := d.m.H
+	for changed := true; changed; {
+		changed = false
+		for _, k := range keep {
+			// The island of kept items around k, and the items that leave
+			// on each side of it.
+			start, end, run := k, k, 0
+			for start > 0 && (contains(keep, start-1) || !h.InView(start-1)) {
+				start--
+			}
+			for end+1 < upto && (contains(keep, end+1) || !h.InView(end+1)) {
+				end++
+			}
+			for i := start; i <= end; i++ {
+				if h.InView(i) {
+					run += costs[i]
+				}
+			}
+			if run >= minRun || end+1 >= upto || start == 0 {
+				continue // long enough, joined to the kept rounds, or the common prefix
+			}
+			keep = append(keep, start-1)
+			changed = true
+			break
+		}
+	}
+	slices.Sort(keep)
+	return keep
+}
+
+// leaving lists the items before upto that the fold folds: those in view
+// but keep, and the rounds sheds took out of view, whose entries the recap
+// takes over.
+func (d *draft) leaving(upto int, keep []int) []int {
+	h := d.m.H
+	var out []int
+	for i := 0; i < upto; i++ {
+		if (h.InView(i) || i >= h.Folded && h.Items[i].Dropped) && !contains(keep, i) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// keptCosts is what each item would cost kept by a fold: what it shows
+// now, but the recap before, which the fold absorbs.
+func (d *draft) keptCosts() []int {
+	out := make([]int, len(d.costs))
+	for i := range d.costs {
+		out[i] = d.costs[i] - d.m.recapTokens(i)
+	}
+	return out
+}
+
+// foldBoundary is the first item a fold keeps: the newest items that fit
+// in the fold keeps, and always the newest item.
+func (m *Manager) foldBoundary(b Budget, costs []int) int {
+	h := m.H
+	last := len(h.Items) - 1
+	if last < 0 {
+		return h.Folded
+	}
+	kept := costs[last]
+	upto := last
+	for i := last - 1; i >= h.Folded; i-- {
+		if kept+costs[i] > b.FoldKeeps {
+			break
+		}
+		kept += costs[i]
+		upto = i
+	}
+	return upto
+}
+
+// keepInView lists the items before upto that a fold leaves in view: the
+// prompt of the turn in progress and its rounds with a result that defines
+// the task, and what an earlier fold of the turn left in view with them.
+// (The first deletion of a fold then stays after them: a deletion earlier
+// would let llama-server's host memory restore an older prompt that shares
+// them, which holds none of the rounds the fold keeps.)
+func (m *Manager) keepInView(upto int) []int {
+	h := m.H
+	turn := h.Turns()
+	var keep []int
+	for i := 0; i < upto && i < len(h.Items); i++ {
+		it := h.Items[i]
+		if !h.InView(i) {
+			continue
+		}
+		if it.Pinned == turn {
+			keep = append(keep, i)
+			continue
+		}
+		if it.Turn != turn {
+			continue
+		}
+		if !it.IsRound() {
+			keep = append(keep, i)
+			continue
+		}
 		for _, r := range it.Results {
-			if r.IsError {
-				continue
-			}
-			switch r.Kind {
-			case KindRead:
-				if r.Path != "" {
-					f := touch(r.Path)
-					if r.StartLine > 0 {
-						f.Read = mergeRange(f.Read, LineRange{r.StartLine, r.EndLine})
-					}
-				}
-			case KindEdit:
-				if r.Path != "" {
-					touch(r.Path).Edited = true
-				}
-			case KindWrite:
-				if r.Path != "" {
-					touch(r.Path).Written = true
-				}
-			case KindFetch:
-				if r.URL != "" {
-					rc.Pages = prependUnique(rc.Pages, r.URL)
-				}
-			case KindGrep, KindGlob:
-				s := r.Summary
-				if s == "" {
-					s = r.Tool + " " + r.Query
-				}
-				rc.Searches = prependUnique(rc.Searches, s)
-			}
-		}
-	}
-	for _, p := range order {
-		rc.Files = append(rc.Files, *files[p])
-	}
-	rc.Events = events
-	if old != nil {
-		// Absorb the old recap: its note becomes an event, its lists follow.
-		if old.Note != "" {
-			rc.EarlierNotes = append(rc.EarlierNotes, old.Note)
-		}
-		rc.EarlierNotes = append(rc.EarlierNotes, old.EarlierNotes...)
-		rc.Events = append(rc.Events, old.Events...)
-		// The old task stays the task while its turn runs; after, it is an
-		// earlier request.
-		switch {
-		case old.Task != "" && old.TaskTurn == currentTurn && rc.Task == "":
-			rc.Task, rc.TaskTurn = old.Task, old.TaskTurn
-		case old.Task != "" && old.TaskTurn != currentTurn:
-			rc.Requests = append(rc.Requests, old.Task)
-		}
-		rc.Requests = append(rc.Requests, old.Requests...)
-		if old.TaskTurn == currentTurn {
-			rc.TaskResults = append(rc.TaskResults, old.TaskResults...)
-		}
-		rc.Files = mergeFiles(old.Files, rc.Files)
-		for i := len(old.Pages) - 1; i >= 0; i-- {
-			rc.Pages = appendUnique(rc.Pages, old.Pages[i])
-		}
-		for _, s := range old.Searches {
-			rc.Searches = appendUnique(rc.Searches, s)
-		}
-	}
-	return rc
-}
-
-// render writes the recap's Text within about budget bytes plus the task
-// definition, which is kept verbatim: the note (cut to 30% of the budget),
-// the task; then earlier notes and requests, files, pages and searches
-// within their shares; then events, newest first, until the budget runs out.
-func (rc *Recap) render(budget int) {
-	var b strings.Builder
-	fmt.Fprintf(&b, "<recap>\nRounds %d-%d of this session were folded into this recap to fit the context window. Their full results are gone; run a tool again to see one.\n", rc.FirstRound, rc.LastRound)
-	if rc.Note != "" {
-		b.WriteString("\n## Note written before the fold\n")
-		b.WriteString(capText(rc.Note, budget*3/10))
-		b.WriteString("\n")
-	}
-	// The task definition is kept verbatim whatever its size; the budget
-	// applies to the rest.
-	if rc.Task != "" || len(rc.TaskResults) > 0 {
-		start := b.Len()
-		b.WriteString("\n## Task (verbatim)\n")
-		if rc.Task != "" {
-			b.WriteString(rc.Task)
-			b.WriteString("\n")
-		}
-		for _, t := range rc.TaskResults {
-			b.WriteString("\n— task-defining result —\n")
-			b.WriteString(t)
-			b.WriteString("\n")
-		}
-		budget += b.Len() - start // what the task took does not count
-	}
-	lists := func(title string, lines []string, share int) {
-		if len(lines) == 0 {
-			return
-		}
-		var l strings.Builder
-		n := 0
-		for _, s := range lines {
-			line := "- " + s + "\n"
-			if l.Len()+len(line) > share {
-				break
-			}
-			l.WriteString(line)
-			n++
-		}
-		if n == 0 {
-			return
-		}
-		fmt.Fprintf(&b, "\n## %s\n%s", title, l.String())
-		if n < len(lines) {
-			fmt.Fprintf(&b, "- … %d more\n", len(lines)-n)
-		}
-	}
-	var files []string
-	for i := len(rc.Files) - 1; i >= 0; i-- {
-		files = append(files, rc.Files[i].String())
-	}
-	lists("Earlier notes (newest first)", quoteAll(rc.EarlierNotes, 600), budget*15/100)
-	lists("Earlier requests (newest first)", quoteAll(rc.Requests, 300), budget*10/100)
-	lists("Files touched", files, budget*15/100)
-	lists("Pages fetched", rc.Pages, budget*5/100)
-	lists("Searches run", rc.Searches, budget*5/100)
-	const end = "</recap>"
-	rest := budget - b.Len() - len(end) - 40
-	lists("What happened (newest first)", rc.Events, rest)
-	b.WriteString(end)
-	rc.Text = b.String()
-}
-
-func (f FileTouch) String() string {
-	var parts []string
-	if len(f.Read) > 0 {
-		var rs []string
-		for _, r := range f.Read {
-			rs = append(rs, fmt.Sprintf("%d-%d", r.From, r.To))
-		}
-		parts = append(parts, "read lines "+strings.Join(rs, ", "))
-	}
-	if f.Written {
-		parts = append(parts, "written")
-	}
-	if f.Edited {
-		parts = append(parts, "edited")
-	}
-	if len(parts) == 0 {
-		return f.Path
-	}
-	return f.Path + ": " + strings.Join(parts, "; ")
-}
-
-// eventLine is one line for a folded result.
-func eventLine(r *Result) string {
-	s := r.Summary
-	if s == "" {
-		s = r.Tool + ": " + firstLine(r.Text, 160)
-	}
-	if r.IsError {
-		s += " (error: " + firstLine(r.Text, 160) + ")"
-	}
-	return s
-}
-
-// capText keeps text whole up to n bytes, else its start and end.
-func capText(text string, n int) string {
-	if len(text) <= n {
-		return text
-	}
-	return CutText(text, n, func(lines, bytes int) string {
-		return fmt.Sprintf("\n[… %d bytes cut to fit the recap …]\n", bytes)
-	})
-}
-
-func quoteAll(s []string, n int) []string {
-	out := make([]string, len(s))
-	for i, x := range s {
-		out[i] = quote(x, n)
-	}
-	return out
-}
-
-func quote(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > n {
-		s = s[:validCut(s, n)] + "…"
-	}
-	return `"` + s + `"`
-}
-
-func mergeRange(rs []LineRange, r LineRange) []LineRange {
-	if r.To < r.From {
-		r.To = r.From
-	}
-	rs = append(rs, r)
-	sort.Slice(rs, func(i, j int) bool { return rs[i].From < rs[j].From })
-	out := rs[:1]
-	for _, x := range rs[1:] {
-		last := &out[len(out)-1]
-		if x.From <= last.To+1 {
-			last.To = max(last.To, x.To)
-		} else {
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
-// mergeFiles merges newer touches into older ones, keeping first-touch order.
-func mergeFiles(older, newer []FileTouch) []FileTouch {
-	out := append([]FileTouch(nil), older...)
-	for _, n := range newer {
-		found := false
-		for i := range out {
-			if out[i].Path == n.Path {
-				for _, r := range n.Read {
-					out[i].Read = mergeRange(out[i].Read, r)
-				}
-				out[i].Edited = out[i].Edited || n.Edited
-				out[i].Written = out[i].Written || n.Written
-				found = true
+			if r.Task {
+				keep = append(keep, i)
 				break
 			}
 		}
-		if !found {
-			out = append(out, n)
-		}
 	}
-	return out
+	return keep
 }
 
-func contains(s []string, x string) bool {
+// fold builds the fold of the items leaving view before upto.
+func (m *Manager) fold(b Budget, upto int, keep, leaving []int, note string) *FoldChange {
+	h := m.H
+	items := make([]*Item, 0, len(leaving))
+	rounds := 0
+	for _, i := range leaving {
+		items = append(items, h.Items[i])
+		if h.Items[i].IsRound() {
+			rounds++
+		}
+	}
+	taskAbove := false
+	for i := range h.Items {
+		if it := h.Items[i]; it.Turn == h.Turns() && !it.IsRound() && (i >= upto || contains(keep, i)) {
+			taskAbove = true
+		}
+	}
+	rc := buildRecap(h.Recap, items, note, h.Turns(), taskAbove, noteAsMessages)
+	rc.render(m.est.CharsFor(b.Recap))
+	return &FoldChange{
+		Upto:        upto,
+		Keep:        keep,
+		Rounds:      rounds,
+		Recap:       rc,
+		RecapTokens: m.est.Tokens(len(rc.Text), false),
+	}
+}
+
+// asideTokens is what the messages appended after item i cost: the
+// messages of events, and notices of older logs.
+func (m *Manager) asideTokens(i int) int {
+	it := m.H.Items[i]
+	var msgs []Message
+	if it.Notice != "" {
+		msgs = append(msgs, Message{Role: RoleUser, Content: it.Notice})
+	}
+	if it.After != nil {
+		msgs = it.After.messages(msgs)
+	}
+	n := 0
+	for _, msg := range msgs {
+		n += m.est.MessageTokens(msg)
+	}
+	return n
+}
+
+// recapTokens is what the fold's message after item i costs, 0 when none
+// follows it.
+func (m *Manager) recapTokens(i int) int {
+	it := m.H.Items[i]
+	if it.After == nil || !it.After.Recap {
+		return 0
+	}
+	n := 0
+	for _, msg := range it.After.messages(nil) {
+		n += m.est.MessageTokens(msg)
+	}
+	return n
+}
+
+func contains[T comparable](s []T, x T) bool {
 	for _, y := range s {
 		if y == x {
 			return true
 		}
 	}
 	return false
-}
-
-func prependUnique(s []string, x string) []string {
-	if contains(s, x) {
-		return s
-	}
-	return append([]string{x}, s...)
-}
-
-func appendUnique(s []string, x string) []string {
-	if contains(s, x) {
-		return s
-	}
-	return append(s, x)
 }

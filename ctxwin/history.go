@@ -37,10 +37,12 @@ type Result struct {
 	Task bool `json:"task,omitempty"`
 
 	// Cut and Shed say what happened to the result; View is then what the
-	// model sees instead of Text.
-	Cut  bool   `json:"cut,omitempty"`
-	Shed bool   `json:"shed,omitempty"`
-	View string `json:"view,omitempty"`
+	// model sees instead of Text. Entry is what the message of the event
+	// that shed it says of it (event.go).
+	Cut   bool   `json:"cut,omitempty"`
+	Shed  bool   `json:"shed,omitempty"`
+	View  string `json:"view,omitempty"`
+	Entry string `json:"entry,omitempty"`
 
 	// Source is the file a read read, kept in memory for its outline.
 	Source []byte `json:"-"`
@@ -70,13 +72,28 @@ type Item struct {
 	// Assistant is the model's reply (round items).
 	Assistant Message   `json:"assistant,omitzero"`
 	Results   []*Result `json:"results,omitempty"`
-	// Notice is a context notice rendered after the item.
+	// Notice is a context notice rendered after the item: the shed notice
+	// of session logs written before events appended their message (After).
 	Notice string `json:"notice,omitempty"`
 	// ReasoningShed drops the reply's reasoning from what the model sees.
 	ReasoningShed bool `json:"reasoningShed,omitempty"`
 	// Calls, when set, are the reply's tool calls as the model sees them
-	// (large arguments shed); Assistant keeps the originals.
+	// (long string arguments cut short inside the string); Assistant keeps
+	// the originals.
 	Calls []ToolCall `json:"calls,omitempty"`
+	// Pinned is the turn for which a fold passed over the item and left it
+	// in view, 0 for none: the prompt of the turn in progress, a round
+	// holding a result that defines its task, or an item just before them
+	// that keeps what stays between deletions long enough for the engine to
+	// reuse (fold.go). Later folds of that turn leave it in view too.
+	Pinned int `json:"pinned,omitempty"`
+	// After is the message a shrink event appended after this item, the
+	// newest when it happened (event.go). It stays in view when a shed
+	// takes the item out of view (Dropped), until a fold absorbs it.
+	After *Aside `json:"after,omitempty"`
+	// Dropped says a shed took the round out of view whole: all its
+	// results were shed.
+	Dropped bool `json:"dropped,omitempty"`
 }
 
 // IsRound reports whether the item is a round rather than a prompt.
@@ -100,10 +117,25 @@ func (it *Item) messages(dst []Message) []Message {
 			dst = append(dst, r.message())
 		}
 	}
+	return it.asides(dst)
+}
+
+// asides renders what events appended after the item.
+func (it *Item) asides(dst []Message) []Message {
 	if it.Notice != "" {
 		dst = append(dst, Message{Role: RoleUser, Content: it.Notice})
 	}
+	if it.After != nil {
+		dst = it.After.messages(dst)
+	}
 	return dst
+}
+
+// InView reports whether item i is rendered: not folded nor dropped, or
+// pinned.
+func (h *History) InView(i int) bool {
+	it := h.Items[i]
+	return i >= h.Folded && !it.Dropped || it.Pinned > 0
 }
 
 // History is the conversation as the model sees it: the fixed prefix, the
@@ -117,9 +149,14 @@ type History struct {
 	// Tools are the tool definitions; fixed for the session.
 	Tools []ToolSpec `json:"tools"`
 	Items []*Item    `json:"items"`
-	// Folded is how many leading items the recap replaces.
-	Folded int    `json:"folded,omitempty"`
-	Recap  *Recap `json:"recap,omitempty"`
+	// Folded is how many leading items folds have taken out of view (but
+	// the pinned ones); Recap is the newest fold's recap, which the message
+	// of its event carries. RecapFirst renders it right after the system
+	// message instead, as session logs written before events appended
+	// their message have it.
+	Folded     int    `json:"folded,omitempty"`
+	Recap      *Recap `json:"recap,omitempty"`
+	RecapFirst bool   `json:"recapFirst,omitempty"`
 
 	// The rendering cache. msgs holds the system message, the recap, the
 	// messages of Items[Folded:frozen] and, from tailStart on (when
@@ -358,13 +395,21 @@ func (h *History) rebuild() {
 	h.unsettled = nil
 	h.sumChars, h.sumCarried, h.sumCounted, h.sumCountedChars, h.uncounted = 0, 0, 0, 0, 0
 	h.push(Message{Role: RoleSystem, Content: h.System}, -1)
-	if h.Recap != nil && h.Folded > 0 {
+	if h.RecapFirst && h.Recap != nil && h.Folded > 0 {
 		h.push(Message{Role: RoleUser, Content: h.Recap.Text}, -2)
 	}
 	h.frozen = max(h.Folded, len(h.Items)-1)
 	var buf []Message
-	for i := h.Folded; i < h.frozen; i++ {
-		buf = h.Items[i].messages(buf[:0])
+	for i := 0; i < h.frozen; i++ {
+		it := h.Items[i]
+		switch {
+		case h.InView(i):
+			buf = it.messages(buf[:0])
+		case it.Dropped && i >= h.Folded:
+			buf = it.asides(buf[:0]) // what an event appended after it stays
+		default:
+			continue
+		}
 		for _, m := range buf {
 			h.push(m, i)
 		}
@@ -392,7 +437,7 @@ func (h *History) markSent() {
 }
 
 // Owner is the item index of message i of the last Messages, -1 for the
-// system message and -2 for the recap.
+// system message and -2 for a recap rendered first (RecapFirst).
 func (h *History) Owner(i int) int {
 	if i < 0 || i >= len(h.owner) {
 		return -3

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,9 +13,9 @@ import (
 // session builds a manager with a small fixed prefix.
 func session(window int) *Manager {
 	m := NewManager(NewHistory("system prompt", simTools), window)
-	m.Outline = func(r *Result, budget int) string {
+	m.SetOutliner(func(r *Result, budget int) string {
 		return fmt.Sprintf("L1-20 func Outline%s()", strings.TrimSuffix(strings.TrimPrefix(r.Path, "src/"), ".go"))
-	}
+	})
 	return m
 }
 
@@ -97,7 +98,7 @@ func TestCutRestoresWithRoom(t *testing.T) {
 	if !r.Cut {
 		t.Fatal("a 3000-line read in a 16k window was not cut")
 	}
-	m.Window = 10_000_000
+	m.SetWindow(10_000_000)
 	m.Prepare()
 	if r.Cut || r.Shown() != r.Text {
 		t.Error("more room did not restore the result whole")
@@ -157,30 +158,45 @@ func TestShedOldestFirstLargeBeforeSmall(t *testing.T) {
 		if !r.Shed {
 			seenKept = true
 		}
-		if r.Shed != it.ReasoningShed {
-			t.Errorf("round %d: result shed %v but reasoning shed %v", it.Round, r.Shed, it.ReasoningShed)
+		// A round whose results are all shed leaves the view whole, its
+		// reasoning with it.
+		if r.Shed != it.Dropped || it.Dropped && m.H.InView(slices.Index(m.H.Items, it)) {
+			t.Errorf("round %d: result shed %v but round dropped %v", it.Round, r.Shed, it.Dropped)
 		}
 		if r.Shed {
-			want := r.Summary + ShedMark + "\nL1-20 func Outline"
-			if !strings.HasPrefix(r.View, want) {
-				t.Errorf("shed read shows %q, want it to start %q", r.View, want)
+			// In place, the first line of the result; in the event's
+			// message, its round, that line and its outline.
+			line := strings.SplitN(r.Text, "\n", 2)[0]
+			if r.View != line+"\n" {
+				t.Errorf("shed read shows %q, want its first line %q", r.View, line)
+			}
+			want := fmt.Sprintf("- round %d: `%s`", it.Round, line)
+			if msg := ev.Message; !strings.Contains(msg, want+" (Read ") || !strings.Contains(msg, "L1-20 func Outline") {
+				t.Errorf("the event's message does not name round %d's read with its outline:\n%s", it.Round, msg)
 			}
 		}
 	}
 	if last := m.H.Last(); last.Results[0].Shed || last.ReasoningShed {
 		t.Error("the current round was shed")
 	}
-	if m.H.Last().Notice != ShedNotice {
-		t.Error("no notice to the model after the shed")
+	if a := m.H.Last().After; a == nil || !strings.HasPrefix(a.Message, ContextMark) || !strings.HasSuffix(a.Message, ShedNotice) {
+		t.Errorf("no message to the model after the newest round: %+v", a)
 	}
 	after := m.H.Messages()
 	d := Diverge(before, after)
 	if d.Append {
 		t.Fatal("the shed did not change the request")
 	}
-	// One rewrite point: everything before the first shed result is unchanged.
-	if !strings.Contains(m.Describe(d.Index), "round 2") {
-		t.Errorf("the request diverges at %s, want the first shed round", m.Describe(d.Index))
+	// One rewrite point: everything before the first shed round is
+	// unchanged, and the request goes on at the first round kept.
+	first := -1
+	for i, msg := range before {
+		if msg.Role == RoleAssistant && len(msg.ToolCalls) > 0 && msg.ToolCalls[0].ID == m.H.Items[2].Assistant.ToolCalls[0].ID {
+			first = i
+		}
+	}
+	if d.Index != first {
+		t.Errorf("the request diverges at message %d (%s), want %d, where round 2 was", d.Index, m.Describe(d.Index), first)
 	}
 }
 
@@ -225,17 +241,24 @@ func TestFoldNoteRecapAndAppend(t *testing.T) {
 		t.Fatalf("no fold: %+v", ev)
 	}
 	rc := m.H.Recap.Text
-	for _, want := range []string{"NOTE: the parser lives in src/f3.go", "TASK: refactor the parser", "src/f5.go: read lines 1-60",
+	for _, want := range []string{"Your note above", "The request of turn 1 above is the task", "src/f5.go: read lines 1-60",
 		"https://example.com/spec", `grep "parse": 30 matches in 4 files`, "What happened (newest first)"} {
 		if !strings.Contains(rc, want) {
 			t.Errorf("recap lacks %q:\n%s", want, rc)
 		}
 	}
-	if strings.Index(rc, "NOTE:") > strings.Index(rc, "TASK:") {
-		t.Error("the note does not open the recap")
+	// The task stays where it was; the note round's prompt and note stay
+	// as they were sent, and the fold's message follows them.
+	after := m.H.Messages()
+	if after[1].Content != "TASK: refactor the parser" || strings.Contains(rc, "TASK:") {
+		t.Errorf("the task is not where it was, or the recap repeats it: %q", after[1].Content)
+	}
+	n := len(after)
+	if after[n-3].Content != NotePrompt || after[n-2].Content != "NOTE: the parser lives in src/f3.go" || !strings.Contains(after[n-1].Content, rc) {
+		t.Errorf("the request does not end with the note round and the fold's message: %q", after[n-3:])
 	}
 	b, _ := m.Budget()
-	if tok := m.Est.Tokens(len(rc), false); tok > b.Recap+b.Recap/10 {
+	if tok := m.est.Tokens(len(rc), false); tok > b.Recap+b.Recap/10 {
 		t.Errorf("recap of %d tokens, budget %d", tok, b.Recap)
 	}
 	if m.Size() > b.ShedTarget {
@@ -276,15 +299,18 @@ func TestFoldNoteRecapAndAppend(t *testing.T) {
 		}
 	}
 	rc2 := m.H.Recap.Text
-	if !strings.Contains(rc2, "SECOND NOTE") || !strings.Contains(rc2, "## Earlier notes (newest first)\n- \"NOTE: the parser lives in src/f3.go\"") || !strings.Contains(rc2, "TASK: refactor the parser") {
+	if !strings.Contains(rc2, "## Earlier notes (newest first)\n- \"NOTE: the parser lives in src/f3.go\"") || strings.Contains(rc2, "TASK:") {
 		t.Errorf("the second recap does not absorb the first:\n%s", rc2)
 	}
-	n := 0
+	recaps, notes := 0, 0
 	for _, x := range m.H.Messages() {
-		n += strings.Count(x.Content, "<recap>")
+		recaps += strings.Count(x.Content, "<recap>")
+		if x.Content == NotePrompt {
+			notes++
+		}
 	}
-	if n != 1 {
-		t.Errorf("%d recaps in the request", n)
+	if recaps != 1 || notes != 1 {
+		t.Errorf("%d recaps and %d note rounds in the request", recaps, notes)
 	}
 }
 
@@ -313,8 +339,8 @@ func TestCompact(t *testing.T) {
 	if ev == nil || ev.Fold == nil || ev.Reason != ReasonCompact {
 		t.Fatalf("compact: %+v", ev)
 	}
-	if !strings.Contains(m.H.Recap.Text, "compact note") {
-		t.Error("the note is not in the recap")
+	if ev.Note != "compact note" || !strings.Contains(m.H.Recap.Text, "Your note above") {
+		t.Errorf("the note does not lead the recap: %q", ev.Note)
 	}
 	if ev.After >= ev.Before {
 		t.Errorf("compact did not shrink: %d → %d", ev.Before, ev.After)
@@ -372,8 +398,8 @@ func TestOverflowShrinks(t *testing.T) {
 	if ev == nil {
 		t.Fatal("an overflow shrank nothing")
 	}
-	if m.Est.LearnedRatio() <= 1 {
-		t.Errorf("the overflow did not teach a denser ratio: %v", m.Est.LearnedRatio())
+	if m.est.LearnedRatio() <= 1 {
+		t.Errorf("the overflow did not teach a denser ratio: %v", m.est.LearnedRatio())
 	}
 }
 
@@ -456,7 +482,7 @@ func TestFirstMaxTokensLeavesRoomToAnswer(t *testing.T) {
 		{4096, 300, 300}, // REIKA_MAX_TOKENS still caps it
 	} {
 		m := NewManager(NewHistory(system, nil), tc.window)
-		m.MaxTokensSetting = tc.setting
+		m.Configure(Settings{MaxTokens: tc.setting, ReasoningRounds: 2})
 		m.StartTurn("go")
 		if est := m.Size(); tc.window == 4096 && est < tc.window {
 			t.Fatalf("the prefix is estimated at %d tokens, want over the window to test the floor", est)

@@ -37,13 +37,13 @@ func newSim(t *testing.T, seed int64, window int) *sim {
 	rng := rand.New(rand.NewSource(seed))
 	h := NewHistory("You are a coding agent.\n"+strings.Repeat("repo map line\n", 50), simTools)
 	m := NewManager(h, window)
-	m.Outline = func(r *Result, budget int) string {
+	m.SetOutliner(func(r *Result, budget int) string {
 		var b strings.Builder
 		for i := 1; b.Len() < budget-40 && i < 30; i++ {
 			fmt.Fprintf(&b, "L%d-%d func F%d()\n", i*10, i*10+8, i)
 		}
 		return b.String()
-	}
+	})
 	return &sim{t: t, rng: rng, m: m, cpt: 2.5 + rng.Float64()*2.5}
 }
 
@@ -85,16 +85,20 @@ func (s *sim) request() []Message {
 			note = fmt.Sprintf("NOTE-%d: established facts", s.notes)
 			s.m.Sent() // as the agent does: the note request carried it all
 		}
+		before := s.m.H.Messages()
 		ev = s.m.Shrink(note, ReasonShedPoint)
 		if ev != nil {
 			s.events++
+			if err := cacheShaped(before, s.m.H.Messages()); err != nil {
+				t.Fatalf("request %d: the shrink is not deletions and one message appended: %v", s.reqs, err)
+			}
 			if ev.Fold != nil {
 				s.folds++
-				if note != "" && !strings.Contains(ev.Fold.Recap.Text, note) {
-					t.Fatalf("the recap does not carry the note")
+				if note != "" && ev.Note != note {
+					t.Fatalf("the note does not stay before the recap: %q", ev.Note)
 				}
-				if note != "" && strings.Index(ev.Fold.Recap.Text, note) > strings.Index(ev.Fold.Recap.Text, "## Task") && strings.Contains(ev.Fold.Recap.Text, "## Task") {
-					t.Fatalf("the note does not open the recap:\n%s", ev.Fold.Recap.Text)
+				if strings.Contains(ev.Message, s.task) {
+					t.Fatalf("the recap repeats the task, which stays in place:\n%s", ev.Message)
 				}
 			} else {
 				s.sheds++
@@ -131,7 +135,7 @@ func (s *sim) check(msgs []Message, ev *Event) {
 		}
 	}
 	// The fresh rendering equals the cached one.
-	fresh := &History{System: s.m.H.System, Tools: s.m.H.Tools, Items: s.m.H.Items, Folded: s.m.H.Folded, Recap: s.m.H.Recap}
+	fresh := &History{System: s.m.H.System, Tools: s.m.H.Tools, Items: s.m.H.Items, Folded: s.m.H.Folded, Recap: s.m.H.Recap, RecapFirst: s.m.H.RecapFirst}
 	if got := fresh.Messages(); !sameMessages(got, msgs) {
 		t.Fatalf("request %d: cached rendering differs from a fresh one", s.reqs)
 	}
@@ -191,11 +195,68 @@ func (s *sim) check(msgs []Message, ev *Event) {
 		if size := s.m.Size(); size > b.Usable {
 			if more := s.m.plan(b, ReasonOverflow, ""); more != nil {
 				costs, fixed := s.m.costs()
-				t.Fatalf("request %d: %d tokens after a shrink, usable %d (fixed %d, current round %d), and more could go: %d sheds, fold %v",
-					s.reqs, size, b.Usable, fixed, costs[len(costs)-1], len(more.Shed), more.Fold != nil)
+				t.Fatalf("request %d: %d tokens after a shrink (%d sheds, fold %v), usable %d (fixed %d, current round %d), and more could go: %d sheds, fold %v",
+					s.reqs, size, len(ev.Shed), ev.Fold != nil, b.Usable, fixed, costs[len(costs)-1], len(more.ev.Shed), more.ev.Fold != nil)
 			}
 		}
 	}
+}
+
+// cacheShaped checks that after is before with spans deleted, then what a
+// shrink appends: the note round's prompt and note, and the event's
+// message. A message of after is a deletion of one of before when it has
+// its role and ids and keeps a prefix of its content (a shed result), its
+// reasoning or none, and each call's arguments with a span cut out.
+func cacheShaped(before, after []Message) error {
+	end := len(after)
+	if end == 0 || !IsAside(after[end-1]) || after[end-1].Content == NotePrompt {
+		return fmt.Errorf("the request does not end with the event's message")
+	}
+	end--
+	if end >= 2 && after[end-2].Content == NotePrompt {
+		end -= 2
+	}
+	j := 0
+	for i, m := range after[:end] {
+		for j < len(before) && !isDeletion(before[j], m) {
+			j++
+		}
+		if j == len(before) {
+			return fmt.Errorf("message %d (%s, %.60q) is not a deletion of a message of the request before, in order", i, m.Role, m.Content)
+		}
+		j++
+	}
+	return nil
+}
+
+func isDeletion(old, m Message) bool {
+	if old.Role != m.Role || old.ToolCallID != m.ToolCallID || len(old.ToolCalls) != len(m.ToolCalls) ||
+		!strings.HasPrefix(old.Content, m.Content) || m.Content != old.Content && m.Role != RoleTool ||
+		m.Reasoning != "" && m.Reasoning != old.Reasoning {
+		return false
+	}
+	for k, c := range m.ToolCalls {
+		o := old.ToolCalls[k]
+		if c.ID != o.ID || c.Name != o.Name || !spanCut(o.Arguments, c.Arguments) {
+			return false
+		}
+	}
+	return true
+}
+
+// spanCut reports whether cut is whole with one or more spans deleted.
+func spanCut(whole, cut string) bool {
+	j := 0
+	for i := 0; i < len(cut); i++ {
+		for j < len(whole) && whole[j] != cut[i] {
+			j++
+		}
+		if j == len(whole) {
+			return false
+		}
+		j++
+	}
+	return true
 }
 
 // round answers the last request with a reply and random results.
@@ -264,7 +325,7 @@ func TestRandomSessionsKeepInvariants(t *testing.T) {
 			if s.events == 0 {
 				t.Errorf("no shrink event in %d requests", s.reqs)
 			}
-			t.Logf("%d requests, %d sheds, %d folds, %d notes, ratio %.2f", s.reqs, s.sheds, s.folds, s.notes, s.m.Est.LearnedRatio())
+			t.Logf("%d requests, %d sheds, %d folds, %d notes, ratio %.2f", s.reqs, s.sheds, s.folds, s.notes, s.m.est.LearnedRatio())
 		})
 	}
 }
@@ -289,7 +350,7 @@ func TestAppendOnlyBelowShedPoint(t *testing.T) {
 
 func TestNoWindowSessions(t *testing.T) {
 	s := newSim(t, 7, 0)
-	s.m.ReasoningRounds = 2
+	s.m.Configure(Settings{ReasoningRounds: 2})
 	s.startTurn()
 	for r := 0; r < 40; r++ {
 		s.request()
@@ -300,7 +361,7 @@ func TestNoWindowSessions(t *testing.T) {
 				continue
 			}
 			for _, res := range it.Results {
-				if i < len(h.Items)-1 && !res.Shed && ShedView(res, s.m.Outline, 1200) != "" {
+				if _, _, ok := shedEntry(it.Round, res, s.m.outline, noWindowBudget); i < len(h.Items)-1 && !res.Shed && ok {
 					t.Fatalf("round %d: an older result was not collapsed", it.Round)
 				}
 				if i == len(h.Items)-1 && res.Shed {

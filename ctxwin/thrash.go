@@ -50,9 +50,6 @@ type Fetch struct {
 	Label string `json:"label"`
 }
 
-// Thrashing reports that ThrashLimit shrinks in a row made no progress.
-func (m *Manager) Thrashing() bool { return m.Progress.Stalled >= ThrashLimit }
-
 // judge weighs shrink ev, just applied to h (folded is h.Folded before it).
 func (p *Progress) judge(h *History, ev *Event, folded int, b Budget) {
 	var again, newest []Fetch
@@ -107,6 +104,9 @@ func removedBy(h *History, ev *Event, folded int) []Fetch {
 	if ev.Fold != nil {
 		for i := folded; i < ev.Fold.Upto && i < len(h.Items); i++ {
 			it := h.Items[i]
+			if contains(ev.Fold.Keep, i) {
+				continue // kept in view
+			}
 			for _, r := range it.Results {
 				if f, ok := fetchOf(it, r); ok {
 					out = append(out, f)

@@ -85,7 +85,7 @@ func TestThrashGuardStopsARereadLoop(t *testing.T) {
 		t.Fatal("a model that re-reads big.go after every shrink was not stopped")
 	}
 	b, _ := m.Budget()
-	why := m.Progress.Explain(b)
+	why := m.progress.Explain(b)
 	if !strings.Contains(why, "src/big.go") || !strings.Contains(why, "start_line") || !strings.Contains(why, "larger window") {
 		t.Errorf("the explanation does not name the file and what to do: %s", why)
 	}

@@ -162,11 +162,9 @@ func (s *Server) decideLocked(rec *Recorded) *answer {
 		prompt = "" // the slot below is rebuilt from tokens
 	}
 
-	// The prefix cache: the slot, or a prompt kept in host memory.
-	lcp := 0
-	if p.CachePrompt == nil || *p.CachePrompt || !s.isLlama() {
-		lcp = s.cache.take(tokens)
-	}
+	// The cache: the slot's state, or one restored from host memory; the
+	// common prefix and, with chunk reuse, the chunks after it (cache.go).
+	lcp, slot := s.takeCache(p, tokens, rec)
 	if lcp >= n {
 		lcp = n - 1 // llama.cpp always processes at least one token
 	}
@@ -230,7 +228,7 @@ func (s *Server) decideLocked(rec *Recorded) *answer {
 	if prompt != "" {
 		tokens = s.tok.Tokens(nil, prompt)
 	}
-	s.cache.store(append(slices.Clone(tokens), gen...))
+	s.cache.store(slot, rec.Index, n, append(slices.Clone(tokens), gen...))
 	s.loaded = true
 	if reply.Fault.ParserError {
 		msg := reply.Fault.Message
@@ -362,4 +360,40 @@ func defaultFaultMessage(status int) string {
 
 func round3(x float64) float64 {
 	return float64(int64(x*1000+0.5)) / 1000
+}
+
+// takeCache serves a prompt from the cache as llama-server does (cache.go)
+// and returns how many of its tokens were reused and the slot that serves
+// it. Other shapes have one slot and reuse the common prefix.
+func (s *Server) takeCache(p *parsedRequest, tokens []uint32, rec *Recorded) (reused, slot int) {
+	if !s.isLlama() {
+		return s.cache.take(tokens, -1, 0).cached, 0
+	}
+	id, reuse := -1, s.defaultReuse
+	if p.IDSlot != nil && *p.IDSlot >= 0 {
+		id = *p.IDSlot
+	}
+	if p.CacheReuse != nil {
+		reuse = max(*p.CacheReuse, 0)
+	}
+	off := p.CachePrompt != nil && !*p.CachePrompt
+	if off {
+		tokens = nil // cache_prompt false: nothing is reused
+	}
+	scan := reuse
+	if s.opts.NoShift || off {
+		scan = 0
+	}
+	t := s.cache.take(tokens, id, scan)
+	if reuse > 0 && s.opts.NoShift {
+		s.logf("slot id %2d | task %d | cache reuse is not supported - ignoring n_cache_reuse = %d", t.slot, rec.Index, reuse)
+	}
+	for _, line := range t.describe() {
+		s.logf("slot id %2d | task %d | %s", t.slot, rec.Index, line)
+	}
+	rec.Slot, rec.Chunks, rec.Restored = t.slot, t.chunks, t.restored
+	if scan > 0 {
+		rec.CacheReuse = scan
+	}
+	return t.cached, t.slot
 }

@@ -29,17 +29,26 @@
 //   - "lmstudio": LM Studio with /api/v0/models (loaded_context_length,
 //     max_context_length) and the 0.4 /api/v1/models listing.
 //
-// The fake has one slot with a prefix cache over its own deterministic
+// The fake keeps llama-server's cache over its own deterministic
 // tokenization (see tokenizer): each prompt is rendered by a ChatML-like
-// chat template (which re-serialises tool arguments as Qwen's does), its
-// longest common token prefix with the slot (the previous prompt plus every
-// token generated for it but the last) is reused, llama.cpp shapes also
-// restore an earlier prompt kept in host memory (cache.go), and the reuse is
-// reported as llama.cpp does (cache_n, prompt_n, prompt_ms). The llama.cpp
-// shape is held to a real llama-server by one table of checks
-// (parity_test.go): auth on every route but /health, /props and /slots,
-// /apply-template, 503 "Loading model" (Options.Loading), tool calls kept
-// by a length cut, the chat parser's 500 (Fault.ParserError). Replies come
+// chat template (which re-serialises tool arguments as Qwen's does); the
+// llama.cpp shapes serve it from one of Options.Slots slots (id_slot, or
+// the most similar, or the least recently used) and reuse the longest
+// common token prefix with what the slot holds (the previous prompt plus
+// every token generated for it but the last), then, with n_cache_reuse
+// (per request, or Options.CacheReuse for --cache-reuse), the chunks of the
+// old prompt that the new one still holds after its first difference, as
+// llama.cpp's chunk scan finds them; earlier prompts kept in host memory
+// are restored as the server restores them (cache.go). A model that cannot
+// shift (Options.NoShift) refuses chunk reuse with the server's warning
+// (Server.Log). The reuse is reported as llama.cpp does (cache_n,
+// prompt_n, prompt_ms); other shapes reuse the common prefix of one slot.
+// The llama.cpp shape is held to a real llama-server by one table of checks
+// (parity_test.go, parity_cache_test.go): auth on every route but /health,
+// /props and /slots, /apply-template, 503 "Loading model"
+// (Options.Loading), tool calls kept by a length cut, the chat parser's 500
+// (Fault.ParserError), the prefix and host-memory caches, the chunk scan
+// on the request sequences of issue 14's table, slots and id_slot. Replies come
 // from a Script, a function of the parsed request; faults (5xx, 429, reset
 // or truncated streams, a streamed error, a slow first byte) are injected
 // per reply. Everything is deterministic: ids, timestamps and timings
@@ -47,10 +56,12 @@
 package enginetest
 
 import (
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -122,6 +133,18 @@ type Options struct {
 	// NoHostCache turns off llama.cpp's host-memory prompt cache
 	// (--cache-ram 0).
 	NoHostCache bool
+	// HostCacheTokens bounds what llama.cpp's host memory keeps, in tokens
+	// (the server bounds it by --cache-ram, about 8 GiB of KV state); 0
+	// keeps more than any test sends.
+	HostCacheTokens int
+	// CacheReuse is llama-server's --cache-reuse N: the n_cache_reuse of
+	// requests that send none (0: chunk reuse off), see cache.go.
+	CacheReuse int
+	// NoShift models a model whose memory cannot shift (sliding-window or
+	// recurrent layers): llama-server then disables --cache-reuse at start
+	// and refuses a request's n_cache_reuse, each time with a warning in
+	// its log, and reuses only the common prefix.
+	NoShift bool
 
 	// StreamErrorLine makes llama.cpp shapes report a streamed overflow as
 	// builds before PR #16486 (Oct 2025) did: HTTP 200, `error: {...}`, then
@@ -168,6 +191,10 @@ type Request struct {
 	IncludeUsage bool
 	// CachePrompt is the llama.cpp cache_prompt field; nil when absent.
 	CachePrompt *bool
+	// CacheReuse and IDSlot are llama.cpp's n_cache_reuse and id_slot
+	// fields; nil when absent.
+	CacheReuse *int
+	IDSlot     *int
 	// PromptTokens is the prompt's length in the fake's tokens.
 	PromptTokens int
 	// Index is the 0-based number of this chat completion request.
@@ -243,6 +270,14 @@ type Recorded struct {
 	// PromptN the tokens processed; PromptMS their simulated cost.
 	CacheN, PromptN int
 	PromptMS        float64
+	// Slot is the slot that served the request (llama.cpp shapes).
+	Slot int
+	// CacheReuse is the n_cache_reuse the chunk scan ran with (0: none ran);
+	// Chunks what it reused after the common prefix; Restored says the slot
+	// took a prompt kept in host memory first.
+	CacheReuse int
+	Chunks     []Chunk
+	Restored   bool
 	// CompletionTokens is the length of the reply generated.
 	CompletionTokens int
 	// Reply is the reply sent (after any cut by max_tokens or the window).
@@ -265,9 +300,13 @@ type Server struct {
 	script  Script      // guarded by mu
 	records []Recorded  // guarded by mu
 	calls   []string    // guarded by mu
-	cache   promptCache // guarded by mu: the slot and the host-memory prompt cache
-	loaded  bool        // guarded by mu: Ollama / LM Studio model loaded
-	loading bool        // guarded by mu: llama.cpp is loading its model
+	cache   promptCache // guarded by mu: the slots and the host-memory prompt cache
+	log     []string    // guarded by mu: the server's log lines
+	// defaultReuse is the n_cache_reuse of requests that send none:
+	// --cache-reuse, 0 when the model cannot shift.
+	defaultReuse int
+	loaded       bool // guarded by mu: Ollama / LM Studio model loaded
+	loading      bool // guarded by mu: llama.cpp is loading its model
 
 	tokenizeCalls int // guarded by mu
 }
@@ -318,14 +357,41 @@ func newServer(opts Options) *Server {
 	if opts.PromptMSPerToken <= 0 {
 		opts.PromptMSPerToken = DefaultPromptMSPerToken
 	}
-	return &Server{
-		opts:    opts,
-		tok:     newTokenizer(opts.CharsPerToken),
-		script:  opts.Script,
-		loaded:  !opts.Unloaded,
-		loading: opts.Loading,
-		cache:   promptCache{host: !opts.NoHostCache && (opts.Shape == ShapeLlamaCpp || opts.Shape == ShapeLlamaCpp2025)},
+	s := &Server{
+		opts:         opts,
+		tok:          newTokenizer(opts.CharsPerToken),
+		script:       opts.Script,
+		loaded:       !opts.Unloaded,
+		loading:      opts.Loading,
+		defaultReuse: max(opts.CacheReuse, 0),
 	}
+	s.cache = s.newCache()
+	if s.isLlama() && opts.CacheReuse > 0 && opts.NoShift {
+		s.log = append(s.log, "srv load_model: cache_reuse is not supported by this context, it will be disabled")
+		s.defaultReuse = 0
+	}
+	return s
+}
+
+// newCache is an empty cache of the server's slots.
+func (s *Server) newCache() promptCache {
+	if !s.isLlama() {
+		return newPromptCache(1, false, 0)
+	}
+	return newPromptCache(s.slotCount(), !s.opts.NoHostCache, s.opts.HostCacheTokens)
+}
+
+// logf adds a line to the server's log. The lock must be held.
+func (s *Server) logf(format string, args ...any) {
+	s.log = append(s.log, fmt.Sprintf(format, args...))
+}
+
+// Log is what the server logged, one line a message, in llama-server's
+// words where it has them: chunks reused, chunk reuse refused.
+func (s *Server) Log() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return strings.Join(s.log, "\n")
 }
 
 // URL is the OpenAI-compatible base URL, ending in /v1.
@@ -364,20 +430,21 @@ func (s *Server) Calls() []string {
 	return slices.Clone(s.calls)
 }
 
-// ResetSlot empties the slot, as an eviction would; prompts kept in host
-// memory stay.
+// ResetSlot empties slot 0, as another prompt taking it would: its state
+// goes to host memory (when on), as llama-server saves a slot it gives
+// away.
 func (s *Server) ResetSlot() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.cache.slot = nil
+	s.cache.evict(0)
 }
 
-// Restart forgets every cached prompt, the slot's and those in host
+// Restart forgets every cached prompt, the slots' and those in host
 // memory, as a restarted server has none.
 func (s *Server) Restart() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.cache = promptCache{host: s.cache.host}
+	s.cache = s.newCache()
 }
 
 // SetLoading puts a llama.cpp shape in or out of loading its model: while

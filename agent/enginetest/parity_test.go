@@ -84,22 +84,30 @@ type instance struct {
 	release func() // ends a held load
 }
 
+// setup is what an instance is started with.
+type setup struct {
+	key     string // --api-key
+	loading bool   // it starts loading its model
+	slots   int    // -np (0: 1); each slot gets parityWindow tokens
+}
+
 type side struct {
 	name  string
-	start func(t *testing.T, key string, loading bool) *instance
+	start func(t *testing.T, su setup) *instance
 }
 
 func sides(t *testing.T) []side {
-	fake := side{name: "fake", start: func(t *testing.T, key string, loading bool) *instance {
-		s := New(Options{Window: parityWindow, APIKey: key, Loading: loading, Script: signalScript})
+	fake := side{name: "fake", start: func(t *testing.T, su setup) *instance {
+		s := New(Options{Window: parityWindow, APIKey: su.key, Loading: su.loading, Slots: su.slots, Script: signalScript})
 		t.Cleanup(s.Close)
 		return &instance{root: s.RootURL(), restart: s.Restart, release: func() { s.SetLoading(false) }}
 	}}
 	out := []side{fake}
-	real := side{name: "llama-server", start: func(t *testing.T, key string, loading bool) *instance {
+	real := side{name: "llama-server", start: func(t *testing.T, su setup) *instance {
 		tree := llamaserver.Find(t)
-		srv := llamaserver.Start(t, tree, llamaserver.Config{Model: llamaserver.ToolCallerModel(t, parityCaller), Ctx: parityWindow, Parallel: 1,
-			APIKey: key, HoldLoad: loading, Alias: DefaultModel, Args: llamaserver.ToolCallerArgs})
+		np := max(su.slots, 1)
+		srv := llamaserver.Start(t, tree, llamaserver.Config{Model: llamaserver.ToolCallerModel(t, parityCaller), Ctx: parityWindow * np, Parallel: np,
+			APIKey: su.key, HoldLoad: su.loading, Alias: DefaultModel, Args: llamaserver.ToolCallerArgs})
 		return &instance{root: srv.RootURL(), restart: srv.Restart, release: srv.Release}
 	}}
 	return append(out, real)
@@ -193,6 +201,7 @@ type row struct {
 	key     string // the instance's --api-key
 	loading bool   // the instance starts loading its model
 	own     bool   // the row needs an instance of its own (it restarts it)
+	slots   int    // the instance's slots (0: the shared one-slot instance)
 	check   func(t *testing.T, c *http.Client, in *instance)
 }
 
@@ -529,12 +538,12 @@ func TestParityWithLlamaServer(t *testing.T) {
 	c := &http.Client{Transport: tr}
 	for _, sd := range sides(t) {
 		t.Run(sd.name, func(t *testing.T) {
-			shared := sd.start(t, "", false) // for the rows that need nothing of their own
-			for _, r := range parityRows {
+			shared := sd.start(t, setup{}) // for the rows that need nothing of their own
+			for _, r := range append(parityRows, cacheRows...) {
 				t.Run(r.name, func(t *testing.T) {
 					in := shared
-					if r.key != "" || r.loading || r.own {
-						in = sd.start(t, r.key, r.loading)
+					if r.key != "" || r.loading || r.own || r.slots > 0 {
+						in = sd.start(t, setup{key: r.key, loading: r.loading, slots: r.slots})
 					}
 					r.check(t, c, in)
 				})

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -116,29 +117,23 @@ func (s *Server) props() obj {
 
 func (s *Server) slotCount() int { return max(s.opts.Slots, 1) }
 
-// slots is llama.cpp's GET /slots: every slot with its per-slot window;
-// slot 0, the one the fake uses, also with what its last task did.
+// slots is llama.cpp's GET /slots: every slot with its per-slot window
+// and, once it ran a task, that task as llama-server 0.7.0 shows it (the
+// prompt's size; the processed and cached counts read 0 once it is done).
 func (s *Server) slots() []obj {
 	s.mu.Lock()
-	last := -1
-	if n := len(s.records); n > 0 {
-		last = n - 1
-	}
-	var rec Recorded
-	if last >= 0 {
-		rec = s.records[last]
-	}
+	states := slices.Clone(s.cache.slots)
 	s.mu.Unlock()
-	out := make([]obj, 0, s.slotCount())
-	for i := range s.slotCount() {
+	out := make([]obj, 0, len(states))
+	for i, st := range states {
 		sl := obj{"id": i, "n_ctx": s.opts.Window, "speculative": false, "is_processing": false}
-		if i == 0 && last >= 0 {
-			sl["id_task"] = last
-			sl["n_prompt_tokens"] = rec.PromptTokens
-			sl["n_prompt_tokens_processed"] = rec.PromptN
-			sl["n_prompt_tokens_cache"] = rec.CacheN
+		if st.task >= 0 {
+			sl["id_task"] = st.task
+			sl["n_prompt_tokens"] = st.prompt
+			sl["n_prompt_tokens_processed"] = 0
+			sl["n_prompt_tokens_cache"] = 0
 			sl["params"] = genParams()
-			sl["next_token"] = []obj{{"has_next_token": false, "has_new_line": false, "n_remain": -1, "n_decoded": rec.CompletionTokens}}
+			sl["next_token"] = []obj{{"has_next_token": false, "has_new_line": false, "n_remain": -1, "n_decoded": 0}}
 		}
 		out = append(out, sl)
 	}

@@ -10,22 +10,31 @@ import (
 )
 
 // The fake's chat template is ChatML-like, in the manner of the Qwen
-// templates llama.cpp and vLLM apply: the tool definitions first, then every
-// message between role markers, then the generation prompt. An assistant
-// message renders its reasoning_content inside <think> tags (so keeping
-// reasoning in the history costs tokens) and its tool calls as <tool_call>
-// blocks carrying the arguments text verbatim (so re-serialised arguments
-// change the prompt, as they do on a real engine). Tool call ids are not
-// rendered, as in most open-weight templates.
+// templates llama.cpp and vLLM apply: the system message, the tool
+// definitions, then every other message between role markers, then the
+// generation prompt. An assistant message renders its reasoning_content
+// inside <think> tags (so keeping reasoning in the history costs tokens; a
+// reply whose reasoning is dropped renders as what followed the tags, a
+// pure deletion) and its tool calls as <tool_call> blocks carrying the
+// arguments text verbatim (so re-serialised arguments change the prompt, as
+// they do on a real engine). Tool call ids are not rendered, as in most
+// open-weight templates.
 const (
 	markStart = "<|im_start|>"
 	markEnd   = "<|im_end|>"
 )
 
-// renderPrompt renders the prompt of a request: tools (each the compact JSON
-// the client sent), messages, and the generation prompt.
+// renderPrompt renders the prompt of a request: the system message (when
+// the first), the tools (each the compact JSON the client sent), the other
+// messages, and the generation prompt. The system message comes first, as
+// Qwen's templates write it before the tool signatures: two requests with
+// different system messages diverge at their first tokens.
 func renderPrompt(tools []string, msgs []ctxwin.Message) string {
 	var b strings.Builder
+	if len(msgs) > 0 && msgs[0].Role == ctxwin.RoleSystem {
+		renderMessage(&b, msgs[0])
+		msgs = msgs[1:]
+	}
 	if len(tools) > 0 {
 		b.WriteString(markStart + "tools\n# Tools\n<tools>\n")
 		for _, t := range tools {
@@ -78,8 +87,15 @@ func assistantBody(m ctxwin.Message, args func(string) string) string {
 		b.WriteString("\n</think>\n\n")
 	}
 	b.WriteString(m.Content)
-	for _, c := range m.ToolCalls {
-		b.WriteString("\n<tool_call>\n{\"name\": \"")
+	for i, c := range m.ToolCalls {
+		// As in Qwen3's template, a call follows what comes before it on a
+		// new line, and the first of a reply without content opens it: a
+		// reply whose reasoning is dropped from the history then renders
+		// as its text did after the reasoning.
+		if i > 0 || m.Content != "" {
+			b.WriteByte('\n')
+		}
+		b.WriteString("<tool_call>\n{\"name\": \"")
 		b.WriteString(c.Name)
 		b.WriteString("\", \"arguments\": ")
 		a := c.Arguments

@@ -2,6 +2,7 @@ package enginetest
 
 import (
 	"math"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -19,7 +20,11 @@ import (
 //   - punctuation, operators and indentation cost about two and a half times
 //     as much per character as letters, digits a token per three, and every
 //     non-ASCII rune a token, so code, JSON and CJK text tokenize denser
-//     than prose.
+//     than prose;
+//   - whitespace up to and with a line break is a token of its own (the
+//     indentation after it another), so a text cut at a line end
+//     tokenizes as its prefix: what follows the break starts afresh
+//     whatever came before it.
 //
 // Text is cut into pieces (a word, a run of digits, of punctuation, of
 // whitespace, a marker, a non-ASCII rune), each with a fractional cost. A
@@ -144,6 +149,15 @@ func (t *tokenizer) piece(s string, i int) (end int, cost float64, alone bool) {
 		// A single space before a word is left to the word.
 		if j-i > 1 && j < len(s) && s[j-1] == ' ' && isWordByte(s[j]) {
 			j--
+		}
+		// The run up to its last line break is a token of its own, as
+		// llama.cpp's pre-tokenizers split one out (measured on
+		// llama-server 0.7.0's /tokenize: "\n\n" one piece, "\n" then "\t"
+		// or "   " apart): what comes before a line break and after it
+		// tokenizes the same whatever is on the other side of it (a result
+		// cut to its first line, a reply whose reasoning is dropped).
+		if k := strings.LastIndexByte(s[i:j], '\n'); k >= 0 {
+			return i + k + 1, 1, true
 		}
 		return j, float64(j-i) / t.space, false
 	case isDigit(c):

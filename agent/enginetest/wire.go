@@ -24,6 +24,8 @@ type wireRequest struct {
 		IncludeUsage json.RawMessage `json:"include_usage"`
 	} `json:"stream_options"`
 	CachePrompt *bool `json:"cache_prompt"`
+	CacheReuse  *int  `json:"n_cache_reuse"`
+	IDSlot      *int  `json:"id_slot"`
 }
 
 type wireMessage struct {
@@ -73,6 +75,7 @@ func parseRequest(body []byte) (*parsedRequest, error) {
 	r.Model = w.Model
 	r.Stream = w.Stream
 	r.CachePrompt = w.CachePrompt
+	r.CacheReuse, r.IDSlot = w.CacheReuse, w.IDSlot
 	if w.StreamOptions != nil {
 		// llama.cpp: a non-bool include_usage silently means false.
 		r.IncludeUsage = string(bytes.TrimSpace(w.StreamOptions.IncludeUsage)) == "true"

@@ -161,9 +161,11 @@ func readingScript(files []string, reached func(int)) enginetest.Script {
 	return func(r *enginetest.Request) enginetest.Reply {
 		mu.Lock()
 		defer mu.Unlock()
+		// The newest message but what a shrink event appended after it (a
+		// shrink at a turn's start appends after its prompt).
 		last := r.Messages[len(r.Messages)-1]
-		if n := len(r.Messages); n > 1 && last.Role == ctxwin.RoleUser && last.Content == ctxwin.ShedNotice {
-			last = r.Messages[n-2] // a shrink of the resumed session told the model of it
+		for i := len(r.Messages) - 1; i > 0 && ctxwin.IsAside(last); i-- {
+			last = r.Messages[i-1]
 		}
 		switch {
 		case r.ToolChoice == "none":

@@ -38,6 +38,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	apiKey := fs.String("api-key", "", "require this bearer token")
 	errorLine := fs.Bool("stream-error-line", false, "report streamed overflows as pre-Oct-2025 llama.cpp did (an error: SSE line)")
 	flat := fs.Bool("flat-errors", false, "vLLM: answer errors in the older flat form")
+	slots := fs.Int("np", 1, "llama.cpp: the number of slots (-np), each with the whole -ctx")
+	cacheReuse := fs.Int("cache-reuse", 0, "llama.cpp: --cache-reuse, the n_cache_reuse of requests that send none (0: chunk reuse off)")
+	noShift := fs.Bool("no-shift", false, "llama.cpp: a model whose memory cannot shift, which refuses chunk reuse")
 	watchStdin := fs.Bool("stdin", false, "exit when stdin closes")
 	verbose := fs.Bool("v", false, "log each chat completion request to stderr")
 	if err := fs.Parse(args); err != nil {
@@ -58,7 +61,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	opts := enginetest.Options{
 		Shape: *shape, Window: *window, Model: *model, CharsPerToken: *cpt,
 		PromptMSPerToken: *msPerToken, APIKey: *apiKey, StreamErrorLine: *errorLine, FlatErrors: *flat,
-		CodeCharsPerToken: *code, NoTokenize: *noTokenize,
+		CodeCharsPerToken: *code, NoTokenize: *noTokenize, Slots: *slots, CacheReuse: *cacheReuse, NoShift: *noShift,
 	}
 	if *script != "" {
 		sc, err := enginetest.LoadScript(*script)

@@ -1,0 +1,66 @@
+package ctxwin
+
+// Which results can be shed (DESIGN.md §3.7), the first step of a shrink.
+//
+// Everything the model sees but the current round and what defines the
+// task: the results of the rounds in view, oldest first, each with the
+// first line it keeps in place and the summary the event's message will
+// carry for it; a round's long string arguments; its reasoning. A result
+// too small to be worth shedding is left out: one that its first line and
+// its summary would not halve (re-running it would cost more than holding
+// it).
+
+// unit is one sheddable payload.
+type unit struct {
+	item, result int // result is an index, ShedReasoning or ShedArguments
+	size         int // bytes it shows now
+	// head is what a shed result keeps in place (its first line), entry
+	// what the event's message says of it.
+	head, entry string
+	calls       []ToolCall // ShedArguments: the calls cut short
+}
+
+// sheddable lists the units of the history, oldest first.
+func (m *Manager) sheddable(b Budget) []unit {
+	h := m.H
+	var units []unit
+	last := len(h.Items) - 1
+	for i := 0; i < last; i++ {
+		it := h.Items[i]
+		if !h.InView(i) || !it.IsRound() {
+			continue
+		}
+		for j, r := range it.Results {
+			if r.Shed || r.Task {
+				continue
+			}
+			if head, entry, ok := shedEntry(it.Round, r, m.outline, outlineBudget(b)); ok {
+				units = append(units, unit{item: i, result: j, size: len(r.Shown()), head: head, entry: entry})
+			}
+		}
+		if it.Calls == nil {
+			if calls := cutArguments(it.Assistant.ToolCalls); calls != nil {
+				units = append(units, unit{item: i, result: ShedArguments, size: callsChars(it.Assistant.ToolCalls), calls: calls})
+			}
+		}
+		if !it.ReasoningShed && it.Assistant.Reasoning != "" {
+			units = append(units, unit{item: i, result: ShedReasoning, size: len(it.Assistant.Reasoning)})
+		}
+	}
+	return units
+}
+
+// outlineBudget is what a shed read's outline may take, in bytes: four
+// hundredths of the usable window (about a hundredth in tokens), within
+// 300–4000.
+func outlineBudget(b Budget) int {
+	return min(max(b.Usable*4/100, 300), 4000)
+}
+
+func callsChars(calls []ToolCall) int {
+	n := 0
+	for _, c := range calls {
+		n += len(c.ID) + len(c.Name) + len(c.Arguments)
+	}
+	return n
+}
