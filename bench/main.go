@@ -135,8 +135,10 @@ const benchCacheReuse = 64
 // Engines are the engines a run can use. The peers send no n_cache_reuse
 // of their own: on the chunk-reuse engine the server's --cache-reuse
 // applies to their requests, as a llama-server started with it applies it
-// to every request. Reika's requests get it the same way, or send their
-// own.
+// to every request. Reika sends its own, as it does by default (cacheReuse
+// auto: engine.DefaultCacheReuse), which overrides the server's. On the
+// prefix-only engine the model cannot shift, and nothing is reused past
+// the common prefix whatever is sent.
 var Engines = []engineSpec{
 	{Name: "prefix", Label: "prefix only", Options: func(o *enginetest.Options) { o.NoShift = true }},
 	{Name: "chunk", Label: "chunk reuse", Options: func(o *enginetest.Options) { o.CacheReuse = benchCacheReuse }},

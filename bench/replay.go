@@ -105,8 +105,9 @@ func runPeer(ctx context.Context, s *Session, spec PolicySpec, window int, eng e
 	eng.Options(&opts)
 	srv := enginetest.New(opts)
 	defer srv.Close()
+	// The peers send no n_cache_reuse: the engine's --cache-reuse applies.
 	model, err := engine.New(engine.Config{BaseURL: srv.URL(), CacheDir: filepath.Join(dir, "cache"),
-		ModelsURL: "http://127.0.0.1:1/unused"})
+		ModelsURL: "http://127.0.0.1:1/unused", CacheReuse: engine.CacheReuseServer})
 	if err != nil {
 		return nil, err
 	}

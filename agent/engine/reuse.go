@@ -26,6 +26,12 @@ import "github.com/reika-lsp/reika-lsp/agent"
 // the size where chance matches stopped.
 const DefaultCacheReuse = 8
 
+// CacheReuseServer, as Config.CacheReuse, sends no n_cache_reuse at all, so
+// that the server's own --cache-reuse applies, as it does to a client that
+// does not know the field. No setting gives it: the bench runs the peers'
+// policies this way.
+const CacheReuseServer = -2
+
 // cacheReuse is the n_cache_reuse to send with a chat request, and whether
 // to send it at all: only to llama.cpp, which alone reads it.
 func (c *Client) cacheReuse(info agent.ModelInfo) (int, bool) {
@@ -33,6 +39,8 @@ func (c *Client) cacheReuse(info agent.ModelInfo) (int, bool) {
 		return 0, false
 	}
 	switch n := c.cfg.CacheReuse; {
+	case n == CacheReuseServer:
+		return 0, false
 	case n == agent.CacheReuseOff:
 		return 0, true
 	case n > 0:
