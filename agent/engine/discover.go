@@ -1,12 +1,10 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	neturl "net/url"
 	"slices"
@@ -124,70 +122,12 @@ func (c *Client) discover(ctx context.Context) (discovery, error) {
 	return d, nil
 }
 
+// orUnknown is the engine name s, or "unknown engine" when s is empty.
 func orUnknown(s string) string {
 	if s == "" {
 		return "unknown engine"
 	}
 	return s
-}
-
-// get fetches root-relative or base-relative JSON with the key; a non-2xx
-// status is an error carrying the status.
-func (c *Client) get(ctx context.Context, url string) ([]byte, error) {
-	return c.do(ctx, http.MethodGet, url, nil)
-}
-
-type statusError struct {
-	status int
-	body   string
-}
-
-func (e *statusError) Error() string {
-	if e.body == "" {
-		return fmt.Sprintf("HTTP %d", e.status)
-	}
-	return fmt.Sprintf("HTTP %d: %s", e.status, e.body)
-}
-
-func (c *Client) do(ctx context.Context, method, url string, body []byte) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
-	defer cancel()
-	var r io.Reader
-	if body != nil {
-		r = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, url, r)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Accept", "application/json")
-	// Every request made here only reads (probes, /tokenize), so the
-	// transport may send it again on a new connection when the server
-	// closed the one it reused (llama-server closes some after an error);
-	// a nil Idempotency-Key marks it so and is not sent.
-	req.Header["Idempotency-Key"] = nil
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if c.cfg.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		if isUnreachable(err) {
-			return nil, &agent.UnreachableError{URL: c.displayURL, Hint: c.unreachableHint(), Err: innerURLError(err)}
-		}
-		return nil, innerURLError(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, &statusError{status: resp.StatusCode, body: parseErrorBody(b).Message}
-	}
-	return b, nil
 }
 
 // listModels fetches GET <base>/models. listed says whether the body was a
