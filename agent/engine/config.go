@@ -31,8 +31,9 @@ type Config struct {
 	// ModelsURL is the models.dev catalog URL (REIKA_MODELS_URL); "" means
 	// agent.DefaultModelsURL.
 	ModelsURL string
-	// CacheDir is where the catalog is cached; "" means
-	// $XDG_CACHE_HOME/reika (the user cache directory).
+	// CacheDir is where the catalog is cached; "" means reika in the user
+	// cache directory (os.UserCacheDir: $XDG_CACHE_HOME, else ~/.cache, on
+	// Linux), or in the temp dir when there is none.
 	CacheDir string
 	// CatalogMaxAge is how long the cached catalog is used before a fresh
 	// download; 0 means DefaultCatalogMaxAge.

@@ -28,6 +28,7 @@ func (c *Client) extraFields(ctx context.Context, info agent.ModelInfo, req *age
 	return f
 }
 
+// fieldsKey is the context key of a request's extra fields.
 type fieldsKey struct{}
 
 // withFields carries the extra fields of a chat request to the transport.

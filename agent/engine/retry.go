@@ -47,6 +47,7 @@ func (c *Client) retry(ctx context.Context, op func(context.Context, *capture) e
 	}
 }
 
+// sleepCtx waits d, or until ctx ends (then it returns ctx.Err()).
 func sleepCtx(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
