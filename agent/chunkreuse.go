@@ -106,10 +106,18 @@ func cutOf(m, o ctxwin.Message) bool {
 	return strings.HasPrefix(o.Content, m.Content) && (m.Content != "" || o.Content == "")
 }
 
+// reuseMissesToWarn is how many deletion-shaped requests in a row must
+// reuse nothing beyond the common prefix before the debug line says the
+// model cannot shift. One is not evidence: against the fake engine, which
+// can shift, a fold's request after its note round has reused nothing
+// beyond the prefix while the sheds around it reused their kept text. A
+// model that cannot shift misses on every event.
+const reuseMissesToWarn = 3
+
 // reuseText is the debug line's account of chunk reuse: the tokens
 // reused beyond the common prefix, or, once per agent, that the engine
-// reused none of what a deletion-shaped request kept although it was
-// asked to (the model's memory cannot shift).
+// reused none of what reuseMissesToWarn deletion-shaped requests in a row
+// kept although it was asked to (the model's memory cannot shift).
 func (r *run) reuseText(prev, next []ctxwin.Message, d int, resp *Response) string {
 	if resp.Timings == nil {
 		return ""
@@ -118,14 +126,18 @@ func (r *run) reuseText(prev, next []ctxwin.Message, d int, resp *Response) stri
 	cr := analyseReuse(m, m.H.Tools, prev, next, d, resp.Timings.CacheN)
 	switch {
 	case resp.CacheReuse > 0 && cr.Reused:
+		r.sess.reuseMisses = 0
 		return fmt.Sprintf("; reused about %d tokens in chunks beyond the common prefix", cr.Beyond)
 	case resp.CacheReuse > 0 && cr.Expected >= max(minKeptForReuse, 2*resp.CacheReuse):
+		if r.sess.reuseMisses++; r.sess.reuseMisses < reuseMissesToWarn {
+			return ""
+		}
 		said := false
 		r.a.reuseWarned.Do(func() { said = true })
 		if !said {
 			return ""
 		}
-		return fmt.Sprintf("; the engine reused none of the %d tokens this request kept after its first difference, though asked to reuse chunks of %d (n_cache_reuse): "+
+		return fmt.Sprintf("; the engine reused none of the %d tokens this request kept after its first difference, the third request in a row, though asked to reuse chunks of %d (n_cache_reuse): "+
 			"the model's memory cannot shift (sliding-window or recurrent layers, or multimodal; llama-server logs \"cache reuse is not supported\"), "+
 			"so each shed or fold is processed again from its first change", cr.Expected, resp.CacheReuse)
 	}

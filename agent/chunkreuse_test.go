@@ -65,8 +65,13 @@ func TestReuseText(t *testing.T) {
 	if s := r.reuseText(prev, next, 2, resp(600, 0)); s != "" {
 		t.Errorf("no chunk reuse asked: %q", s)
 	}
+	for i := 1; i < reuseMissesToWarn; i++ {
+		if s := r.reuseText(prev, next, 2, resp(5, 8)); s != "" {
+			t.Errorf("nothing reused, %d in a row: %q", i, s)
+		}
+	}
 	if s := r.reuseText(prev, next, 2, resp(5, 8)); !strings.Contains(s, "cannot shift") {
-		t.Errorf("nothing reused: %q", s)
+		t.Errorf("nothing reused, %d in a row: %q", reuseMissesToWarn, s)
 	}
 	if s := r.reuseText(prev, next, 2, resp(5, 8)); s != "" {
 		t.Errorf("said twice: %q", s)

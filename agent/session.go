@@ -45,6 +45,9 @@ type session struct {
 	// tally counts the prompt tokens processed and reused; a subagent's
 	// session shares its parent's.
 	tally *PromptTally
+	// reuseMisses counts the deletion-shaped requests in a row that reused
+	// nothing beyond the common prefix (chunkreuse.go).
+	reuseMisses int
 }
 
 // StateDir is the default state directory: $XDG_STATE_HOME/reika.
