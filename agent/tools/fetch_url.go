@@ -34,33 +34,33 @@ func (fetchTool) Spec() ctxwin.ToolSpec {
 	return ctxwin.ToolSpec{Name: NameFetchURL, Description: strings.TrimSpace(fetchDescription), Parameters: []byte(`{"type":"object","properties":{"url":{"type":"string","description":"The http or https URL to fetch."}},"required":["url"],"additionalProperties":false}`)}
 }
 
-func (fetchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {
+func (fetchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin.Result, error) {
 	a := parseArgs(raw, fetchUsage)
 	rawURL := strings.TrimSpace(a.str("url", true))
 	if a.err != nil {
-		return errResult(KindFetch, "%v", a.err), nil
+		return errResult(ctxwin.KindFetch, "%v", a.err), nil
 	}
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return errResult(KindFetch, "invalid URL %q: %v", rawURL, err), nil
+		return errResult(ctxwin.KindFetch, "invalid URL %q: %v", rawURL, err), nil
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return errResult(KindFetch, "only http and https URLs can be fetched, not %q", rawURL), nil
+		return errResult(ctxwin.KindFetch, "only http and https URLs can be fetched, not %q", rawURL), nil
 	}
 	if u.Host == "" {
-		return errResult(KindFetch, "the URL %q has no host", rawURL), nil
+		return errResult(ctxwin.KindFetch, "the URL %q has no host", rawURL), nil
 	}
 	u.Fragment = ""
 	target := u.String()
 	if !env.approve(ctx, Approval{Tool: NameFetchURL, Kind: "fetch", Summary: "fetch " + target, Detail: target}) {
-		return errResult(KindFetch, "fetching %s was denied by the user", target), nil
+		return errResult(ctxwin.KindFetch, "fetching %s was denied by the user", target), nil
 	}
 
 	fctx, cancel := context.WithTimeout(ctx, FetchTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(fctx, http.MethodGet, target, nil)
 	if err != nil {
-		return errResult(KindFetch, "invalid URL %q: %v", rawURL, err), nil
+		return errResult(ctxwin.KindFetch, "invalid URL %q: %v", rawURL, err), nil
 	}
 	req.Header.Set("User-Agent", "reika-lsp (coding agent; fetch_url tool)")
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,text/plain,text/markdown,application/json;q=0.9,*/*;q=0.5")
@@ -68,18 +68,18 @@ func (fetchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result
 	resp, err := client.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return errResult(KindFetch, "fetching %s was cancelled", target), nil
+			return errResult(ctxwin.KindFetch, "fetching %s was cancelled", target), nil
 		}
 		var denied *redirectDenied
 		if errors.As(err, &denied) {
-			return errResult(KindFetch, "%s redirected to %s, another host, and fetching that was denied by the user", denied.from, denied.to), nil
+			return errResult(ctxwin.KindFetch, "%s redirected to %s, another host, and fetching that was denied by the user", denied.from, denied.to), nil
 		}
-		return errResult(KindFetch, "cannot fetch %s: %v", target, err), nil
+		return errResult(ctxwin.KindFetch, "cannot fetch %s: %v", target, err), nil
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, FetchBytes+1))
 	if err != nil && len(body) == 0 {
-		return errResult(KindFetch, "cannot read %s: %v", target, err), nil
+		return errResult(ctxwin.KindFetch, "cannot read %s: %v", target, err), nil
 	}
 	cut := len(body) > FetchBytes
 	if cut {
@@ -92,7 +92,7 @@ func (fetchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result
 	}
 	mt, _, _ := mime.ParseMediaType(ctype)
 	if !textual(mt) {
-		return errResult(KindFetch, "%s is %s (%s), not text; fetch_url returns text only", final, mt, sizeString(int64(len(body)))), nil
+		return errResult(ctxwin.KindFetch, "%s is %s (%s), not text; fetch_url returns text only", final, mt, sizeString(int64(len(body)))), nil
 	}
 
 	var header strings.Builder
@@ -102,7 +102,7 @@ func (fetchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result
 	if mt == "text/html" || mt == "application/xhtml+xml" || (mt == "text/plain" && looksLikeHTML(text)) {
 		var title string
 		if title, text, err = htmlToText(text, final); err != nil {
-			return errResult(KindFetch, "%s: %v", final, err), nil
+			return errResult(ctxwin.KindFetch, "%s: %v", final, err), nil
 		}
 		if title != "" {
 			fmt.Fprintf(&header, "Title: %s\n", title)
@@ -118,8 +118,8 @@ func (fetchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result
 		fmt.Fprintf(out, "\n[the page was cut: only its first %s were read]\n", sizeString(FetchBytes))
 	}
 	full, saved := out.finish()
-	res := Result{
-		Kind:    KindFetch,
+	res := ctxwin.Result{
+		Kind:    ctxwin.KindFetch,
 		Text:    full,
 		Summary: fmt.Sprintf("Fetched %s (%s)", final, sizeString(int64(len(body)))),
 		SavedTo: saved,

@@ -39,40 +39,40 @@ func (readTool) Spec() ctxwin.ToolSpec {
 	return ctxwin.ToolSpec{Name: NameRead, Description: strings.TrimSpace(readDescription), Parameters: []byte(`{"type":"object","properties":{"path":{"type":"string","description":"File path, relative to the workspace root."},"start_line":{"type":"integer","description":"First line to read (1-based). Default 1."},"end_line":{"type":"integer","description":"Last line to read, inclusive. Default start_line+1999."}},"required":["path"],"additionalProperties":false}`)}
 }
 
-func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {
+func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin.Result, error) {
 	a := parseArgs(raw, readUsage)
 	p := a.str("path", true)
 	start, hasStart := a.integer("start_line")
 	end, hasEnd := a.integer("end_line")
 	if a.err != nil {
-		return errResult(KindRead, "%v", a.err), nil
+		return errResult(ctxwin.KindRead, "%v", a.err), nil
 	}
 	if !hasStart || start == 0 {
 		start = 1 // 0 is taken as "from the top", as models count from 0 at times
 	}
 	if start < 0 {
-		return errResult(KindRead, "start_line must be 1 or more, not %d", start), nil
+		return errResult(ctxwin.KindRead, "start_line must be 1 or more, not %d", start), nil
 	}
 	if hasEnd && end < start {
-		return errResult(KindRead, "end_line %d is before start_line %d", end, start), nil
+		return errResult(ctxwin.KindRead, "end_line %d is before start_line %d", end, start), nil
 	}
 	if !hasEnd {
 		end = start + ReadLines - 1
 	}
 	pl, err := env.resolve(p)
 	if err != nil {
-		return errResult(KindRead, "%v", err), nil
+		return errResult(ctxwin.KindRead, "%v", err), nil
 	}
 	if err := env.allowRead(ctx, NameRead, pl); err != nil {
-		return errResult(KindRead, "%v", err), nil
+		return errResult(ctxwin.KindRead, "%v", err), nil
 	}
 
 	fi, statErr := os.Stat(pl.Abs)
 	if statErr == nil && fi.IsDir() {
-		return errResult(KindRead, "%s is a directory, not a file; list its files with glob (path %q, pattern \"*\")", pl.Rel, pl.Rel), nil
+		return errResult(ctxwin.KindRead, "%s is a directory, not a file; list its files with glob (path %q, pattern \"*\")", pl.Rel, pl.Rel), nil
 	}
 	if err := notSpecial(pl); err != nil {
-		return errResult(KindRead, "%v", err), nil
+		return errResult(ctxwin.KindRead, "%v", err), nil
 	}
 	var (
 		src  io.Reader
@@ -81,7 +81,7 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result,
 	if statErr == nil && (pl.Temp || fi.Size() > ReadWholeBytes) {
 		f, err := openRegular(pl.Abs)
 		if err != nil {
-			return errResult(KindRead, "cannot read %s: %v", pl.Rel, plainErr(err)), nil
+			return errResult(ctxwin.KindRead, "cannot read %s: %v", pl.Rel, plainErr(err)), nil
 		}
 		defer f.Close()
 		src = f
@@ -90,9 +90,9 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result,
 		data, err = env.files().ReadFile(pl.Abs)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
-				return errResult(KindRead, "%s does not exist", pl.Rel), nil
+				return errResult(ctxwin.KindRead, "%s does not exist", pl.Rel), nil
 			}
-			return errResult(KindRead, "cannot read %s: %v", pl.Rel, plainErr(err)), nil
+			return errResult(ctxwin.KindRead, "cannot read %s: %v", pl.Rel, plainErr(err)), nil
 		}
 		src = bytes.NewReader(data)
 	}
@@ -103,17 +103,17 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result,
 		if statErr == nil {
 			size = fi.Size()
 		}
-		return errResult(KindRead, "%s is a binary file (%s); read shows text files only", pl.Rel, sizeString(size)), nil
+		return errResult(ctxwin.KindRead, "%s is a binary file (%s); read shows text files only", pl.Rel, sizeString(size)), nil
 	}
 	lines, total, err := readRange(r, start, end)
 	if err != nil {
-		return errResult(KindRead, "cannot read %s: %v", pl.Rel, plainErr(err)), nil
+		return errResult(ctxwin.KindRead, "cannot read %s: %v", pl.Rel, plainErr(err)), nil
 	}
 	if total == 0 {
-		return Result{Kind: KindRead, Text: pl.Rel + " lines 0-0 of 0\n(empty file)\n", Summary: "Read " + pl.Rel + " lines 0-0 of 0", Path: pl.Rel, File: data}, nil
+		return ctxwin.Result{Kind: ctxwin.KindRead, Text: pl.Rel + " lines 0-0 of 0\n(empty file)\n", Summary: "Read " + pl.Rel + " lines 0-0 of 0", Path: pl.Rel, Source: data}, nil
 	}
 	if start > total {
-		return errResult(KindRead, "start_line %d is past the end of %s, which has %d lines", start, pl.Rel, total), nil
+		return errResult(ctxwin.KindRead, "start_line %d is past the end of %s, which has %d lines", start, pl.Rel, total), nil
 	}
 	last := start + len(lines) - 1
 	width := len(strconv.Itoa(last))
@@ -131,15 +131,15 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result,
 	if last < total {
 		text += fmt.Sprintf("(%d more lines; continue with start_line %d)\n", total-last, last+1)
 	}
-	return Result{
-		Kind:       KindRead,
+	return ctxwin.Result{
+		Kind:       ctxwin.KindRead,
 		Text:       text,
 		Summary:    fmt.Sprintf("Read %s lines %d-%d of %d", pl.Rel, start, last, total),
 		Path:       pl.Rel,
 		StartLine:  start,
 		EndLine:    last,
 		TotalLines: total,
-		File:       data,
+		Source:       data,
 	}, nil
 }
 
