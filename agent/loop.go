@@ -162,8 +162,7 @@ func (r *run) recoverOverflow(o *OverflowError) error {
 	adopted := o.Window > 0 && (m.Window() == 0 || o.Window < m.Window())
 	if adopted {
 		r.a.logf("reika: the engine's window is %d tokens (was %d); adopting it", o.Window, m.Window())
-		m.SetWindow(o.Window)
-		r.sess.info.Window, r.sess.info.WindowSource = o.Window, SourceOverflow
+		r.sess.setWindow(o.Window, SourceOverflow)
 		r.a.mu.Lock()
 		if r.a.info != nil {
 			r.a.info.Window, r.a.info.WindowSource = o.Window, SourceOverflow
