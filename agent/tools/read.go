@@ -139,7 +139,7 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin.
 		StartLine:  start,
 		EndLine:    last,
 		TotalLines: total,
-		Source:       data,
+		Source:     data,
 	}, nil
 }
 
