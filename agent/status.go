@@ -26,25 +26,67 @@ func (a *Agent) publishStatus(sess *session) Status {
 
 // publishStatusBusy is publishStatus with the busy flag given.
 func (a *Agent) publishStatusBusy(sess *session, busy bool) Status {
-	var (
-		chip   *ctxwin.Chip
-		b      ctxwin.Budget
-		known  bool
-		ratio  float64
-		shrunk bool // a shed or fold ran in the last round
-		tally  PromptTally
-	)
-	if sess != nil {
-		c := sess.m.Chip()
-		chip = &c
-		b, known = sess.m.Budget()
-		ratio = sess.m.LearnedRatio()
-		shrunk = sess.shrunkAt > 0 && sess.shrunkAt == sess.m.H.Rounds()
-		if sess.tally != nil {
-			tally = *sess.tally
-		}
-	}
+	g := gaugeOf(sess)
 	a.mu.Lock()
+	st, info := a.statusHeadLocked(sess, busy)
+	if g.chip == nil && a.info != nil && a.sess == nil {
+		// Before the first turn: the window, and what the fixed prefix
+		// will take of it.
+		var c ctxwin.Chip
+		c, g.b, g.known = prefixChip(a.set, info.Window)
+		g.chip = &c
+	}
+	if g.chip != nil {
+		setChipStatus(&st, g, info)
+	}
+	a.setLevelLocked(&st, g.chip)
+	a.applyLoading(&st)
+	warn := st.Level == LevelWarning
+	a.status = st
+	if !warn {
+		delete(a.noticed, "warn80")
+	}
+	a.mu.Unlock()
+	if warn && st.Percent != nil {
+		a.noticeWarn80(st, g.shrunk)
+	}
+	a.events.Status(st)
+	return st
+}
+
+// sessionGauge is what a session's context manager says for the status.
+type sessionGauge struct {
+	chip   *ctxwin.Chip  // nil without a session
+	b      ctxwin.Budget // valid when known
+	known  bool          // the window is known
+	ratio  float64       // the estimator's learned ratio (0: none yet)
+	shrunk bool          // a shed or fold ran in the last round
+	tally  PromptTally
+}
+
+// gaugeOf reads sess's gauge; a nil sess gives the zero gauge. The caller
+// owns sess (it is read without a.mu).
+func gaugeOf(sess *session) sessionGauge {
+	var g sessionGauge
+	if sess == nil {
+		return g
+	}
+	c := sess.m.Chip()
+	g.chip = &c
+	g.b, g.known = sess.m.Budget()
+	g.ratio = sess.m.LearnedRatio()
+	g.shrunk = sess.shrunkAt > 0 && sess.shrunkAt == sess.m.H.Rounds()
+	if sess.tally != nil {
+		g.tally = *sess.tally
+	}
+	return g
+}
+
+// statusHeadLocked is the last status with busy, the session id, the model
+// and the window source brought up to date, and the model info they came
+// from: sess's when given (with its manager's window), else the agent's.
+// a.mu is held.
+func (a *Agent) statusHeadLocked(sess *session, busy bool) (Status, ModelInfo) {
 	st := a.status
 	st.Busy = busy
 	var info ModelInfo
@@ -63,22 +105,27 @@ func (a *Agent) publishStatusBusy(sess *session, busy bool) Status {
 	if st.WindowSource == "" {
 		st.WindowSource = SourceNone
 	}
-	if chip == nil && a.info != nil && a.sess == nil {
-		// Before the first turn: the window, and what the fixed prefix
-		// will take of it.
-		var c ctxwin.Chip
-		c, b, known = prefixChip(a.set, info.Window)
-		chip = &c
+	return st, info
+}
+
+// setChipStatus sets st's text, size and tooltip from g's chip (not nil),
+// and its window, shed point and percent when the window is known (nil
+// when not).
+func setChipStatus(st *Status, g sessionGauge, info ModelInfo) {
+	st.Text, st.Size = g.chip.Text, g.chip.Size
+	st.Window, st.ShedPoint, st.Percent = nil, nil, nil
+	if g.known {
+		w, s, p := g.chip.Window, g.chip.ShedPoint, g.chip.Percent
+		st.Window, st.ShedPoint, st.Percent = &w, &s, &p
 	}
-	if chip != nil {
-		st.Text, st.Size = chip.Text, chip.Size
-		st.Window, st.ShedPoint, st.Percent = nil, nil, nil
-		if known {
-			w, s, p := chip.Window, chip.ShedPoint, chip.Percent
-			st.Window, st.ShedPoint, st.Percent = &w, &s, &p
-		}
-		st.Tooltip = tooltip(chip, b, known, info, ratio, tally)
-	}
+	st.Tooltip = tooltip(g.chip, g.b, g.known, info, g.ratio, g.tally)
+}
+
+// setLevelLocked sets st's level: an error while the agent has a failure
+// (whose text ends the tooltip), a warning when the chip warns or the
+// percent reaches ctxwin.WarningPercent, else OK. chip may be nil. a.mu is
+// held.
+func (a *Agent) setLevelLocked(st *Status, chip *ctxwin.Chip) {
 	switch {
 	case a.failure != "":
 		st.Level = LevelError
@@ -90,25 +137,18 @@ func (a *Agent) publishStatusBusy(sess *session, busy bool) Status {
 	default:
 		st.Level = LevelOK
 	}
-	a.applyLoading(&st)
-	warn := st.Level == LevelWarning
-	a.status = st
-	if !warn {
-		delete(a.noticed, "warn80")
+}
+
+// noticeWarn80 sends the warning notice of st (a warning with a percent),
+// once per crossing. Right after a shrink that could not bring the size
+// below 80%, a shed is not what comes next: it says what fills the window
+// instead.
+func (a *Agent) noticeWarn80(st Status, shrunk bool) {
+	next := "older tool output will be shed soon"
+	if shrunk {
+		next = "even after shedding, the newest results fill most of the window"
 	}
-	a.mu.Unlock()
-	if warn && st.Percent != nil {
-		// Once per crossing. Right after a shrink that could not bring the
-		// size below 80%, a shed is not what comes next: say what fills
-		// the window instead.
-		next := "older tool output will be shed soon"
-		if shrunk {
-			next = "even after shedding, the newest results fill most of the window"
-		}
-		a.notice("warn80", LevelWarning, fmt.Sprintf("Context at %d%% of the shed point (%s): %s", *st.Percent, st.Text, next))
-	}
-	a.events.Status(st)
-	return st
+	a.notice("warn80", LevelWarning, fmt.Sprintf("Context at %d%% of the shed point (%s): %s", *st.Percent, st.Text, next))
 }
 
 // prefixChip is the chip before the first turn: what the fixed prefix will

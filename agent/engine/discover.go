@@ -1,12 +1,10 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	neturl "net/url"
 	"slices"
@@ -39,37 +37,14 @@ type discovery struct {
 // discover finds the model, the engine and the window, in the order of
 // DESIGN.md §3.1: the setting; the endpoint (its model listing, then the
 // engine's own endpoints); the models.dev catalog for hosted endpoints.
+// A window found nowhere leaves source "none" and a reason naming what was
+// tried.
 func (c *Client) discover(ctx context.Context) (discovery, error) {
 	var d discovery
 	info := &d.info
-	var notes []string // what was tried, for the reason when nothing answers
-
-	var (
-		listing modelListing
-		listed  bool
-	)
-	err := c.whileLoading(ctx, func() error {
-		var e error
-		listing, listed, e = c.listModels(ctx)
-		return e
-	})
+	listing, listed, notes, err := c.discoverListing(ctx, info)
 	if err != nil {
-		var u *agent.UnreachableError
-		if errors.As(err, &u) || ctx.Err() != nil {
-			info.Model, info.WindowSource = c.cfg.Model, agent.SourceNone
-			if c.cfg.ContextWindow > 0 {
-				info.Window, info.WindowSource = c.cfg.ContextWindow, agent.SourceSetting
-			}
-			return d, err
-		}
-		var se *statusError
-		if errors.As(err, &se) && (se.status == http.StatusUnauthorized || se.status == http.StatusForbidden) {
-			return d, fmt.Errorf("%s refused the request for its models (GET /models: %w): %s", c.displayURL, err, c.authHint())
-		}
-		if isLoading(err) {
-			return d, err // waited for too long
-		}
-		notes = append(notes, fmt.Sprintf("GET %s/models failed (%v)", c.displayURL, err))
+		return d, err
 	}
 	model, entry, err := c.pickModel(listing, listed)
 	if err != nil {
@@ -79,32 +54,89 @@ func (c *Client) discover(ctx context.Context) (discovery, error) {
 	info.Engine = c.detectEngine(ctx, entry)
 	c.logf("engine: %s at %s, model %s", orUnknown(info.Engine), c.displayURL, model)
 
+	again, windowNotes := c.discoverWindow(ctx, info, listing, listed, entry)
+	d.again = again
+	notes = append(notes, windowNotes...)
+	notes = append(notes, c.discoverCatalog(ctx, info)...)
+
+	if info.Window == 0 {
+		info.WindowSource = agent.SourceNone
+		info.Reason = "no context window found: " + strings.Join(notes, "; ") + "; set REIKA_CONTEXT_WINDOW (or contextWindow) to the engine's window"
+		c.logf("engine: %s", info.Reason)
+	}
+	return d, nil
+}
+
+// discoverListing asks for the model listing, waiting while the engine
+// loads its model. listed says whether the answer was a listing; notes say
+// what failed when the failure leaves discovery to go on without one. The
+// error ends discovery: an engine that cannot be reached (info then holds
+// the configured model and window), one that refuses the API key, one
+// still loading when the wait ran out.
+func (c *Client) discoverListing(ctx context.Context, info *agent.ModelInfo) (listing modelListing, listed bool, notes []string, err error) {
+	err = c.whileLoading(ctx, func() error {
+		var e error
+		listing, listed, e = c.listModels(ctx)
+		return e
+	})
+	if err == nil {
+		return listing, listed, nil, nil
+	}
+	var u *agent.UnreachableError
+	if errors.As(err, &u) || ctx.Err() != nil {
+		info.Model, info.WindowSource = c.cfg.Model, agent.SourceNone
+		if c.cfg.ContextWindow > 0 {
+			info.Window, info.WindowSource = c.cfg.ContextWindow, agent.SourceSetting
+		}
+		return listing, listed, nil, err
+	}
+	var se *statusError
+	if errors.As(err, &se) && (se.status == http.StatusUnauthorized || se.status == http.StatusForbidden) {
+		return listing, listed, nil, fmt.Errorf("%s refused the request for its models (GET /models: %w): %s", c.displayURL, err, c.authHint())
+	}
+	if isLoading(err) {
+		return listing, listed, nil, err // waited for too long
+	}
+	return listing, listed, []string{fmt.Sprintf("GET %s/models failed (%v)", c.displayURL, err)}, nil
+}
+
+// discoverWindow sets info's window from the setting, else from the model
+// listing's entry, else from the engine's own endpoints. again says the
+// engine's answer may change soon (a model not loaded yet); notes say
+// where no window was found.
+func (c *Client) discoverWindow(ctx context.Context, info *agent.ModelInfo, listing modelListing, listed bool, entry modelEntry) (again bool, notes []string) {
 	if c.cfg.ContextWindow > 0 {
 		info.Window, info.WindowSource = c.cfg.ContextWindow, agent.SourceSetting
-	} else if n, where := c.listingWindow(listing, entry); n > 0 {
+		return false, nil
+	}
+	if n, where := c.listingWindow(listing, entry); n > 0 {
 		info.Window, info.WindowSource = n, agent.SourceEndpoint
 		c.logf("engine: window %d from GET /v1/models %s", n, where)
-	} else {
-		if listed {
-			notes = append(notes, "GET /v1/models states no window")
-		}
-		n, again, note := c.engineWindow(ctx, info.Engine, model, len(listing.Data))
-		d.again = again
-		if n > 0 {
-			info.Window, info.WindowSource = n, agent.SourceEndpoint
-			c.logf("engine: window %d from %s", n, note)
-		} else if note != "" {
-			notes = append(notes, note)
-		}
+		return false, nil
 	}
+	if listed {
+		notes = append(notes, "GET /v1/models states no window")
+	}
+	n, again, note := c.engineWindow(ctx, info.Engine, info.Model, len(listing.Data))
+	if n > 0 {
+		info.Window, info.WindowSource = n, agent.SourceEndpoint
+		c.logf("engine: window %d from %s", n, note)
+	} else if note != "" {
+		notes = append(notes, note)
+	}
+	return again, notes
+}
 
+// discoverCatalog gives a hosted endpoint the window from the models.dev
+// catalog when the endpoint gave none, and the output limit. (A llama.cpp,
+// vLLM, Ollama or LM Studio server on a public address is not a hosted
+// provider: its runtime limits are its own.) A local host never causes a
+// catalog request. notes say why the catalog gave no window when none is
+// known.
+func (c *Client) discoverCatalog(ctx context.Context, info *agent.ModelInfo) (notes []string) {
 	switch {
 	case !c.local && info.Engine == EngineOpenAI:
-		// A hosted endpoint: the catalog gives the window when the endpoint
-		// gave none, and the output limit. (A llama.cpp, vLLM, Ollama or LM
-		// Studio server on a public address is not a hosted provider: its
-		// runtime limits are its own.)
-		lim, note := c.catalogLimits(ctx, model)
+		lim, note := c.catalogLimits(ctx, info.Model)
 		if lim.context > 0 && info.Window == 0 {
 			info.Window, info.WindowSource = lim.context, agent.SourceCatalog
 			c.logf("engine: window %d from the models.dev catalog (%s)", lim.context, note)
@@ -115,79 +147,15 @@ func (c *Client) discover(ctx context.Context) (discovery, error) {
 	case c.local && info.Window == 0:
 		notes = append(notes, fmt.Sprintf("%s is a local host, so the models.dev catalog is not consulted", c.base.Hostname()))
 	}
-
-	if info.Window == 0 {
-		info.WindowSource = agent.SourceNone
-		info.Reason = "no context window found: " + strings.Join(notes, "; ") + "; set REIKA_CONTEXT_WINDOW (or contextWindow) to the engine's window"
-		c.logf("engine: %s", info.Reason)
-	}
-	return d, nil
+	return notes
 }
 
+// orUnknown is the engine name s, or "unknown engine" when s is empty.
 func orUnknown(s string) string {
 	if s == "" {
 		return "unknown engine"
 	}
 	return s
-}
-
-// get fetches root-relative or base-relative JSON with the key; a non-2xx
-// status is an error carrying the status.
-func (c *Client) get(ctx context.Context, url string) ([]byte, error) {
-	return c.do(ctx, http.MethodGet, url, nil)
-}
-
-type statusError struct {
-	status int
-	body   string
-}
-
-func (e *statusError) Error() string {
-	if e.body == "" {
-		return fmt.Sprintf("HTTP %d", e.status)
-	}
-	return fmt.Sprintf("HTTP %d: %s", e.status, e.body)
-}
-
-func (c *Client) do(ctx context.Context, method, url string, body []byte) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
-	defer cancel()
-	var r io.Reader
-	if body != nil {
-		r = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, url, r)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Accept", "application/json")
-	// Every request made here only reads (probes, /tokenize), so the
-	// transport may send it again on a new connection when the server
-	// closed the one it reused (llama-server closes some after an error);
-	// a nil Idempotency-Key marks it so and is not sent.
-	req.Header["Idempotency-Key"] = nil
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if c.cfg.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		if isUnreachable(err) {
-			return nil, &agent.UnreachableError{URL: c.displayURL, Hint: c.unreachableHint(), Err: innerURLError(err)}
-		}
-		return nil, innerURLError(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, &statusError{status: resp.StatusCode, body: parseErrorBody(b).Message}
-	}
-	return b, nil
 }
 
 // listModels fetches GET <base>/models. listed says whether the body was a

@@ -34,79 +34,120 @@ func (fetchTool) Spec() ctxwin.ToolSpec {
 	return ctxwin.ToolSpec{Name: NameFetchURL, Description: strings.TrimSpace(fetchDescription), Parameters: []byte(`{"type":"object","properties":{"url":{"type":"string","description":"The http or https URL to fetch."}},"required":["url"],"additionalProperties":false}`)}
 }
 
+// Run fetches one http(s) URL, once the user approves it (and again any
+// redirect to another host), and returns its text: HTML turned into text,
+// other text as it is, under a header of the final URL, the status and the
+// title. Anything that goes wrong is an error result, never an error.
 func (fetchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin.Result, error) {
-	a := parseArgs(raw, fetchUsage)
-	rawURL := strings.TrimSpace(a.str("url", true))
-	if a.err != nil {
-		return errResult(ctxwin.KindFetch, "%v", a.err), nil
-	}
-	u, err := url.Parse(rawURL)
+	rawURL, u, err := fetchArgs(raw)
 	if err != nil {
-		return errResult(ctxwin.KindFetch, "invalid URL %q: %v", rawURL, err), nil
+		return errResult(ctxwin.KindFetch, "%v", err), nil
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return errResult(ctxwin.KindFetch, "only http and https URLs can be fetched, not %q", rawURL), nil
-	}
-	if u.Host == "" {
-		return errResult(ctxwin.KindFetch, "the URL %q has no host", rawURL), nil
-	}
-	u.Fragment = ""
 	target := u.String()
 	if !env.approve(ctx, Approval{Tool: NameFetchURL, Kind: "fetch", Summary: "fetch " + target, Detail: target}) {
 		return errResult(ctxwin.KindFetch, "fetching %s was denied by the user", target), nil
 	}
+	page, err := env.fetchPage(ctx, rawURL, u)
+	if err != nil {
+		return errResult(ctxwin.KindFetch, "%v", err), nil
+	}
+	return page.result(env), nil
+}
 
+// fetchArgs parses the fetch tool's arguments: the URL as given, and
+// parsed, without its fragment. The error, the tool's error text, says why
+// the URL cannot be fetched.
+func fetchArgs(raw json.RawMessage) (rawURL string, u *url.URL, err error) {
+	a := parseArgs(raw, fetchUsage)
+	rawURL = strings.TrimSpace(a.str("url", true))
+	if a.err != nil {
+		return "", nil, a.err
+	}
+	u, err = url.Parse(rawURL)
+	if err != nil {
+		return "", nil, fmt.Errorf("invalid URL %q: %w", rawURL, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", nil, fmt.Errorf("only http and https URLs can be fetched, not %q", rawURL)
+	}
+	if u.Host == "" {
+		return "", nil, fmt.Errorf("the URL %q has no host", rawURL)
+	}
+	u.Fragment = ""
+	return rawURL, u, nil
+}
+
+// fetchedPage is a response read whole (its body closed).
+type fetchedPage struct {
+	resp *http.Response
+	body []byte // at most FetchBytes
+	cut  bool   // the body was longer than FetchBytes
+}
+
+// fetchPage GETs u (approved; rawURL is how the model wrote it) within
+// FetchTimeout, asking before a redirect to another host, and reads at
+// most FetchBytes of the body. The error, the tool's error text, says why
+// there is no page: cancelled, a redirect denied, no answer, no body.
+func (env *Env) fetchPage(ctx context.Context, rawURL string, u *url.URL) (fetchedPage, error) {
+	target := u.String()
 	fctx, cancel := context.WithTimeout(ctx, FetchTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(fctx, http.MethodGet, target, nil)
 	if err != nil {
-		return errResult(ctxwin.KindFetch, "invalid URL %q: %v", rawURL, err), nil
+		return fetchedPage{}, fmt.Errorf("invalid URL %q: %w", rawURL, err)
 	}
 	req.Header.Set("User-Agent", "reika-lsp (coding agent; fetch_url tool)")
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,text/plain,text/markdown,application/json;q=0.9,*/*;q=0.5")
-	client := env.redirectAsks(ctx, u)
-	resp, err := client.Do(req)
+	resp, err := env.redirectAsks(ctx, u).Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return errResult(ctxwin.KindFetch, "fetching %s was cancelled", target), nil
+			return fetchedPage{}, fmt.Errorf("fetching %s was cancelled", target)
 		}
 		var denied *redirectDenied
 		if errors.As(err, &denied) {
-			return errResult(ctxwin.KindFetch, "%s redirected to %s, another host, and fetching that was denied by the user", denied.from, denied.to), nil
+			return fetchedPage{}, fmt.Errorf("%s redirected to %s, another host, and fetching that was denied by the user", denied.from, denied.to)
 		}
-		return errResult(ctxwin.KindFetch, "cannot fetch %s: %v", target, err), nil
+		return fetchedPage{}, fmt.Errorf("cannot fetch %s: %w", target, err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, FetchBytes+1))
 	if err != nil && len(body) == 0 {
-		return errResult(ctxwin.KindFetch, "cannot read %s: %v", target, err), nil
+		return fetchedPage{}, fmt.Errorf("cannot read %s: %w", target, err)
 	}
 	cut := len(body) > FetchBytes
 	if cut {
 		body = body[:FetchBytes]
 	}
-	final := resp.Request.URL
-	ctype := resp.Header.Get("Content-Type")
+	return fetchedPage{resp: resp, body: body, cut: cut}, nil
+}
+
+// result is the fetch tool's result for p: an error for a body that is not
+// text (by its Content-Type, else by sniffing) or HTML that cannot be
+// parsed; an error result too, with the text, for a status of 400 or more.
+func (p fetchedPage) result(env *Env) ctxwin.Result {
+	final := p.resp.Request.URL
+	ctype := p.resp.Header.Get("Content-Type")
 	if ctype == "" {
-		ctype = http.DetectContentType(body)
+		ctype = http.DetectContentType(p.body)
 	}
 	mt, _, _ := mime.ParseMediaType(ctype)
+	size := sizeString(int64(len(p.body)))
 	if !textual(mt) {
-		return errResult(ctxwin.KindFetch, "%s is %s (%s), not text; fetch_url returns text only", final, mt, sizeString(int64(len(body)))), nil
+		return errResult(ctxwin.KindFetch, "%s is %s (%s), not text; fetch_url returns text only", final, mt, size)
 	}
-
 	var header strings.Builder
 	fmt.Fprintf(&header, "URL: %s\n", final)
-	fmt.Fprintf(&header, "Status: %s (%s, %s)\n", resp.Status, mt, sizeString(int64(len(body))))
-	text := string(body)
+	fmt.Fprintf(&header, "Status: %s (%s, %s)\n", p.resp.Status, mt, size)
+	text := string(p.body)
 	if mt == "text/html" || mt == "application/xhtml+xml" || (mt == "text/plain" && looksLikeHTML(text)) {
-		var title string
-		if title, text, err = htmlToText(text, final); err != nil {
-			return errResult(ctxwin.KindFetch, "%s: %v", final, err), nil
+		title, t, err := htmlToText(text, final)
+		if err != nil {
+			return errResult(ctxwin.KindFetch, "%s: %v", final, err)
 		}
 		if title != "" {
 			fmt.Fprintf(&header, "Title: %s\n", title)
 		}
+		text = t
 	} else {
 		text = strings.ToValidUTF8(text, "\uFFFD")
 	}
@@ -114,22 +155,22 @@ func (fetchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin
 	out := newOutput(env, "fetch")
 	out.WriteString(header.String())
 	out.WriteString(text)
-	if cut {
+	if p.cut {
 		fmt.Fprintf(out, "\n[the page was cut: only its first %s were read]\n", sizeString(FetchBytes))
 	}
 	full, saved := out.finish()
 	res := ctxwin.Result{
 		Kind:    ctxwin.KindFetch,
 		Text:    full,
-		Summary: fmt.Sprintf("Fetched %s (%s)", final, sizeString(int64(len(body)))),
+		Summary: fmt.Sprintf("Fetched %s (%s)", final, size),
 		SavedTo: saved,
 		URL:     final.String(),
 	}
-	if resp.StatusCode >= 400 {
+	if p.resp.StatusCode >= 400 {
 		res.IsError = true
-		res.Summary = fmt.Sprintf("Fetched %s: %s", final, resp.Status)
+		res.Summary = fmt.Sprintf("Fetched %s: %s", final, p.resp.Status)
 	}
-	return res, nil
+	return res
 }
 
 // textual reports whether a media type is text fetch_url can return.

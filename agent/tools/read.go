@@ -39,25 +39,13 @@ func (readTool) Spec() ctxwin.ToolSpec {
 	return ctxwin.ToolSpec{Name: NameRead, Description: strings.TrimSpace(readDescription), Parameters: []byte(`{"type":"object","properties":{"path":{"type":"string","description":"File path, relative to the workspace root."},"start_line":{"type":"integer","description":"First line to read (1-based). Default 1."},"end_line":{"type":"integer","description":"Last line to read, inclusive. Default start_line+1999."}},"required":["path"],"additionalProperties":false}`)}
 }
 
+// Run reads the lines asked for of one text file, numbered, with a header
+// naming the range and a footer saying how to continue when lines are
+// left. Anything it cannot read is an error result, never an error.
 func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin.Result, error) {
-	a := parseArgs(raw, readUsage)
-	p := a.str("path", true)
-	start, hasStart := a.integer("start_line")
-	end, hasEnd := a.integer("end_line")
-	if a.err != nil {
-		return errResult(ctxwin.KindRead, "%v", a.err), nil
-	}
-	if !hasStart || start == 0 {
-		start = 1 // 0 is taken as "from the top", as models count from 0 at times
-	}
-	if start < 0 {
-		return errResult(ctxwin.KindRead, "start_line must be 1 or more, not %d", start), nil
-	}
-	if hasEnd && end < start {
-		return errResult(ctxwin.KindRead, "end_line %d is before start_line %d", end, start), nil
-	}
-	if !hasEnd {
-		end = start + ReadLines - 1
+	p, start, end, err := readArgs(raw)
+	if err != nil {
+		return errResult(ctxwin.KindRead, "%v", err), nil
 	}
 	pl, err := env.resolve(p)
 	if err != nil {
@@ -66,68 +54,101 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin.
 	if err := env.allowRead(ctx, NameRead, pl); err != nil {
 		return errResult(ctxwin.KindRead, "%v", err), nil
 	}
-
-	fi, statErr := os.Stat(pl.Abs)
-	if statErr == nil && fi.IsDir() {
-		return errResult(ctxwin.KindRead, "%s is a directory, not a file; list its files with glob (path %q, pattern \"*\")", pl.Rel, pl.Rel), nil
-	}
-	if err := notSpecial(pl); err != nil {
+	src, err := openForRead(env, pl)
+	if err != nil {
 		return errResult(ctxwin.KindRead, "%v", err), nil
 	}
-	var (
-		src  io.Reader
-		data []byte
-	)
+	defer src.close()
+	return readLines(pl, src, start, end), nil
+}
+
+// readArgs parses the read tool's arguments: the path, and the range of
+// lines asked for (start_line 0 or absent is 1; end_line absent is
+// ReadLines lines on). The error is the tool's error text.
+func readArgs(raw json.RawMessage) (path string, start, end int, err error) {
+	a := parseArgs(raw, readUsage)
+	path = a.str("path", true)
+	start, hasStart := a.integer("start_line")
+	end, hasEnd := a.integer("end_line")
+	if a.err != nil {
+		return "", 0, 0, a.err
+	}
+	if !hasStart || start == 0 {
+		start = 1 // 0 is taken as "from the top", as models count from 0 at times
+	}
+	if start < 0 {
+		return "", 0, 0, fmt.Errorf("start_line must be 1 or more, not %d", start)
+	}
+	if hasEnd && end < start {
+		return "", 0, 0, fmt.Errorf("end_line %d is before start_line %d", end, start)
+	}
+	if !hasEnd {
+		end = start + ReadLines - 1
+	}
+	return path, start, end, nil
+}
+
+// readSource is a file opened for read.
+type readSource struct {
+	r     io.Reader
+	data  []byte // the whole file when it was read into memory, else nil
+	size  int64  // the file's size on disk, or len(data) when not on disk
+	close func() // releases the file; always set
+}
+
+// openForRead opens pl for read: a file in the temp dir or larger than
+// ReadWholeBytes is read from disk as it goes; any other is read whole,
+// from the editor's buffer when one is open (it may not be on disk yet).
+// A directory, a special file or a file that does not exist is an error
+// whose text is the tool's.
+func openForRead(env *Env, pl place) (readSource, error) {
+	fi, statErr := os.Stat(pl.Abs)
+	if statErr == nil && fi.IsDir() {
+		return readSource{}, fmt.Errorf("%s is a directory, not a file; list its files with glob (path %q, pattern \"*\")", pl.Rel, pl.Rel)
+	}
+	if err := notSpecial(pl); err != nil {
+		return readSource{}, err
+	}
 	if statErr == nil && (pl.Temp || fi.Size() > ReadWholeBytes) {
 		f, err := openRegular(pl.Abs)
 		if err != nil {
-			return errResult(ctxwin.KindRead, "cannot read %s: %v", pl.Rel, plainErr(err)), nil
+			return readSource{}, fmt.Errorf("cannot read %s: %w", pl.Rel, plainErr(err))
 		}
-		defer f.Close()
-		src = f
-	} else {
-		// An open editor buffer may exist for a file not yet on disk.
-		data, err = env.files().ReadFile(pl.Abs)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return errResult(ctxwin.KindRead, "%s does not exist", pl.Rel), nil
-			}
-			return errResult(ctxwin.KindRead, "cannot read %s: %v", pl.Rel, plainErr(err)), nil
-		}
-		src = bytes.NewReader(data)
+		return readSource{r: f, size: fi.Size(), close: func() { f.Close() }}, nil
 	}
-
-	r := bufio.NewReaderSize(src, 64<<10)
-	if peek, _ := r.Peek(8000); isBinary(peek) {
-		size := int64(len(data))
-		if statErr == nil {
-			size = fi.Size()
+	data, err := env.files().ReadFile(pl.Abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return readSource{}, fmt.Errorf("%s does not exist", pl.Rel)
 		}
-		return errResult(ctxwin.KindRead, "%s is a binary file (%s); read shows text files only", pl.Rel, sizeString(size)), nil
+		return readSource{}, fmt.Errorf("cannot read %s: %w", pl.Rel, plainErr(err))
+	}
+	size := int64(len(data))
+	if statErr == nil {
+		size = fi.Size()
+	}
+	return readSource{r: bytes.NewReader(data), data: data, size: size, close: func() {}}, nil
+}
+
+// readLines is the read tool's result for lines start..end of src, the
+// file at pl: an error for a binary file or a start past the end.
+func readLines(pl place, src readSource, start, end int) ctxwin.Result {
+	r := bufio.NewReaderSize(src.r, 64<<10)
+	if peek, _ := r.Peek(8000); isBinary(peek) {
+		return errResult(ctxwin.KindRead, "%s is a binary file (%s); read shows text files only", pl.Rel, sizeString(src.size))
 	}
 	lines, total, err := readRange(r, start, end)
 	if err != nil {
-		return errResult(ctxwin.KindRead, "cannot read %s: %v", pl.Rel, plainErr(err)), nil
+		return errResult(ctxwin.KindRead, "cannot read %s: %v", pl.Rel, plainErr(err))
 	}
 	if total == 0 {
-		return ctxwin.Result{Kind: ctxwin.KindRead, Text: pl.Rel + " lines 0-0 of 0\n(empty file)\n", Summary: "Read " + pl.Rel + " lines 0-0 of 0", Path: pl.Rel, Source: data}, nil
+		return ctxwin.Result{Kind: ctxwin.KindRead, Text: pl.Rel + " lines 0-0 of 0\n(empty file)\n", Summary: "Read " + pl.Rel + " lines 0-0 of 0", Path: pl.Rel, Source: src.data}
 	}
 	if start > total {
-		return errResult(ctxwin.KindRead, "start_line %d is past the end of %s, which has %d lines", start, pl.Rel, total), nil
+		return errResult(ctxwin.KindRead, "start_line %d is past the end of %s, which has %d lines", start, pl.Rel, total)
 	}
-	last := start + len(lines) - 1
-	width := len(strconv.Itoa(last))
-	var body strings.Builder
-	for i, l := range lines {
-		n := start + i
-		if body.Len()+len(l)+width+2 > ReadBytes && i > 0 {
-			last = n - 1
-			break
-		}
-		fmt.Fprintf(&body, "%*d→%s\n", width, n, l)
-	}
-	header := fmt.Sprintf("%s lines %d-%d of %d\n", pl.Rel, start, last, total)
-	text := header + body.String()
+	body, last := numberLines(lines, start)
+	text := fmt.Sprintf("%s lines %d-%d of %d\n", pl.Rel, start, last, total) + body
 	if last < total {
 		text += fmt.Sprintf("(%d more lines; continue with start_line %d)\n", total-last, last+1)
 	}
@@ -139,8 +160,27 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin.
 		StartLine:  start,
 		EndLine:    last,
 		TotalLines: total,
-		Source:     data,
-	}, nil
+		Source:     src.data,
+	}
+}
+
+// numberLines prefixes lines, the first being line start, with their
+// numbers, right-aligned; the text stops before it would pass ReadBytes
+// (the first line is always kept). last is the number of the last line in
+// the text.
+func numberLines(lines []string, start int) (text string, last int) {
+	last = start + len(lines) - 1
+	width := len(strconv.Itoa(last))
+	var body strings.Builder
+	for i, l := range lines {
+		n := start + i
+		if body.Len()+len(l)+width+2 > ReadBytes && i > 0 {
+			last = n - 1
+			break
+		}
+		fmt.Fprintf(&body, "%*d→%s\n", width, n, l)
+	}
+	return body.String(), last
 }
 
 // readRange returns lines start..end (1-based, inclusive; end beyond the

@@ -34,35 +34,14 @@ transcript as it streams and the context chip after each round on stderr.
   --continue      resume this directory's last session
 `
 
+// runRun is the run command: it parses args, runs one turn in the working
+// directory and returns the exit code: 0 done; 1 when the turn or the
+// agent failed, or the session log could not be written; 2 for a usage,
+// settings or model configuration error; 130 cancelled.
 func runRun(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	approve := fs.String("approve", "", "")
-	cont := fs.Bool("continue", false, "")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, runUsage)
-			return 0
-		}
-		fmt.Fprintf(stderr, "reika-lsp run: %v\n", err)
-		return 2
-	}
-	prompt := strings.TrimSpace(strings.Join(fs.Args(), " "))
-	if prompt == "" {
-		fmt.Fprintln(stderr, `reika-lsp run: no prompt: reika-lsp run "what to do"`)
-		return 2
-	}
-	settings, err := agent.LoadSettings(agent.SettingsSource{})
-	if err != nil {
-		fmt.Fprintf(stderr, "reika-lsp run: %v\n", err)
-		return 2
-	}
-	if *approve != "" {
-		if *approve != agent.ApproveAsk && *approve != agent.ApproveEdits && *approve != agent.ApproveAll {
-			fmt.Fprintf(stderr, "reika-lsp run: --approve: want ask, edits or all, got %q\n", *approve)
-			return 2
-		}
-		settings.Approve = *approve
+	opts, code, ok := parseRunArgs(args, stdout, stderr)
+	if !ok {
+		return code
 	}
 	root, err := os.Getwd()
 	if err == nil {
@@ -72,15 +51,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "reika-lsp run: %v\n", err)
 		return 1
 	}
-	term := &terminal{out: stdout, err: stderr}
-	if f, ok := stdout.(*os.File); ok {
-		term.cols, term.rows, term.tty = terminalSize(f)
-	}
-	if f, ok := stderr.(*os.File); ok {
-		_, _, term.errTTY = terminalSize(f)
-	}
+	term := newTerminal(stdout, stderr)
 	logf := func(f string, a ...any) { term.log(fmt.Sprintf(f, a...)) }
-	model, err := newModel(settings, logf)
+	model, err := newModel(opts.settings, logf)
 	if err != nil {
 		fmt.Fprintf(stderr, "reika-lsp run: %v\n", err)
 		return 2
@@ -90,8 +63,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		Model:     model,
 		Approver:  &ttyApprover{t: term, in: bufio.NewReader(os.Stdin), interactive: isTerminal(os.Stdin)},
 		Events:    term,
-		Settings:  settings,
-		Resume:    *cont,
+		Settings:  opts.settings,
+		Resume:    opts.resume,
 		Logf:      logf,
 	})
 	if err != nil {
@@ -100,8 +73,72 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	res := a.Ask(ctx, agent.AskParams{Prompt: prompt})
+	res := a.Ask(ctx, agent.AskParams{Prompt: opts.prompt})
 	term.finish()
+	return finishRun(a, res, stderr)
+}
+
+// runOptions is what the run command's arguments and the settings ask for.
+type runOptions struct {
+	prompt   string
+	settings agent.Settings // with --approve applied
+	resume   bool           // --continue
+}
+
+// parseRunArgs reads the run command's flags and prompt, and loads the
+// settings. ok false means the command ends with code: 0 after printing
+// the usage for -h, 2 after printing the error to stderr.
+func parseRunArgs(args []string, stdout, stderr io.Writer) (opts runOptions, code int, ok bool) {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	approve := fs.String("approve", "", "")
+	cont := fs.Bool("continue", false, "")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, runUsage)
+			return opts, 0, false
+		}
+		fmt.Fprintf(stderr, "reika-lsp run: %v\n", err)
+		return opts, 2, false
+	}
+	opts.prompt = strings.TrimSpace(strings.Join(fs.Args(), " "))
+	if opts.prompt == "" {
+		fmt.Fprintln(stderr, `reika-lsp run: no prompt: reika-lsp run "what to do"`)
+		return opts, 2, false
+	}
+	settings, err := agent.LoadSettings(agent.SettingsSource{})
+	if err != nil {
+		fmt.Fprintf(stderr, "reika-lsp run: %v\n", err)
+		return opts, 2, false
+	}
+	if *approve != "" {
+		if *approve != agent.ApproveAsk && *approve != agent.ApproveEdits && *approve != agent.ApproveAll {
+			fmt.Fprintf(stderr, "reika-lsp run: --approve: want ask, edits or all, got %q\n", *approve)
+			return opts, 2, false
+		}
+		settings.Approve = *approve
+	}
+	opts.settings, opts.resume = settings, *cont
+	return opts, 0, true
+}
+
+// newTerminal is a terminal printing to stdout and stderr, sized when
+// stdout is a terminal.
+func newTerminal(stdout, stderr io.Writer) *terminal {
+	term := &terminal{out: stdout, err: stderr}
+	if f, ok := stdout.(*os.File); ok {
+		term.cols, term.rows, term.tty = terminalSize(f)
+	}
+	if f, ok := stderr.(*os.File); ok {
+		_, _, term.errTTY = terminalSize(f)
+	}
+	return term
+}
+
+// finishRun prints the session's prompt tally and how the turn ended,
+// closes the agent and returns the exit code: 0 done, 130 cancelled, 1
+// failed or when the session log could not be written.
+func finishRun(a *agent.Agent, res agent.AskResult, stderr io.Writer) int {
 	if line := a.PromptTally().String(); line != "" {
 		fmt.Fprintf(stderr, "reika-lsp run: %s\n", line)
 	}

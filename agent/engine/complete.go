@@ -1,0 +1,249 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/reika-lsp/reika-lsp/agent"
+	"github.com/reika-lsp/reika-lsp/ctxwin"
+)
+
+// Complete sends one chat completion request; see agent.Model. It waits
+// for an engine that is loading its model; asks once more when the engine
+// rejects what the model generated (a new sample may parse), then names
+// the engine's words; and drops the tool calls of a reply cut at
+// max_tokens or at the window (finish_reason "length"): the last of them
+// may be cut inside its arguments, so the round is a cut reply, not calls.
+func (c *Client) Complete(ctx context.Context, req *agent.Request, onDelta func(agent.Delta)) (*agent.Response, error) {
+	start := time.Now()
+	info, err := c.ensureInfo(ctx)
+	if err != nil {
+		return nil, c.red.error(err)
+	}
+	oreq := c.buildRequest(info.Model, req)
+	fields := c.extraFields(ctx, info, req)
+	ctx = withFields(ctx, fields)
+	var resp *agent.Response
+	for attempt := 1; ; attempt++ {
+		sent := 0
+		err = c.whileLoading(ctx, func() error {
+			var e error
+			resp, sent, e = c.completeOnce(ctx, oreq, onDelta)
+			return e
+		})
+		if !rejectedOutput(err) {
+			break
+		}
+		var a *APIError
+		errors.As(err, &a)
+		if attempt > 1 {
+			err = &rejectedError{err: a}
+			break
+		}
+		c.logf("engine: the engine rejected what the model generated (%s); asking once more", a.Message)
+		if sent > 0 {
+			onDelta = nil // the transcript has the first try's text
+		}
+	}
+	if err != nil {
+		var o *agent.OverflowError
+		if errors.As(err, &o) {
+			c.adoptWindow(o)
+		}
+		return nil, c.red.error(err)
+	}
+	if resp.FinishReason == "length" && len(resp.Message.ToolCalls) > 0 {
+		c.logf("engine: the reply was cut (finish_reason length) after %d tool calls; dropping them, the last may be cut short", len(resp.Message.ToolCalls))
+		resp.Message.ToolCalls = nil
+	}
+	resp.Elapsed = time.Since(start)
+	if n, ok := fields["n_cache_reuse"].(int); ok {
+		resp.CacheReuse = n
+	}
+	return resp, nil
+}
+
+// completeOnce makes one request: streamed unless the engine refuses to
+// stream with tools, re-issued without streaming when a stream breaks
+// without saying why. sent counts the deltas passed on.
+func (c *Client) completeOnce(ctx context.Context, oreq openai.ChatCompletionRequest, onDelta func(agent.Delta)) (*agent.Response, int, error) {
+	c.mu.Lock()
+	stream := !(c.noStreaming && len(oreq.Tools) > 0)
+	c.mu.Unlock()
+
+	var (
+		resp *agent.Response
+		err  error
+	)
+	sent := 0 // deltas already passed on
+	if stream {
+		resp, sent, err = c.stream(ctx, oreq, onDelta)
+		var failed *streamFailedError
+		switch {
+		case errors.Is(err, errStreamRefused):
+			c.logf("engine: the engine refuses to stream with tools; asking without streaming")
+			c.mu.Lock()
+			c.noStreaming = true
+			c.mu.Unlock()
+			stream = false
+		case errors.As(err, &failed) && (rejectedOutput(failed.cause) || isLoading(failed.cause)):
+			// The engine said what went wrong: asking again without
+			// streaming would only generate the same reply once more.
+			return nil, sent, failed.cause
+		case errors.As(err, &failed):
+			c.logf("engine: %v; asking again without streaming", failed)
+			stream = false
+		}
+	}
+	if !stream {
+		resp, err = c.complete(ctx, oreq)
+		if err == nil && sent == 0 && onDelta != nil && (resp.Message.Content != "" || resp.Message.Reasoning != "") {
+			onDelta(agent.Delta{Content: resp.Message.Content, Reasoning: resp.Message.Reasoning})
+			sent++
+		}
+	}
+	return resp, sent, err
+}
+
+var errStreamRefused = errors.New("the engine refuses to stream with tools")
+
+// streamFailedError is a stream that ended without a finish_reason.
+type streamFailedError struct{ cause error }
+
+func (e *streamFailedError) Error() string {
+	if e.cause == nil {
+		return "the stream ended without a finish_reason"
+	}
+	return "the stream ended without a finish_reason: " + e.cause.Error()
+}
+
+// stream makes a streamed request. sent counts the deltas passed on.
+func (c *Client) stream(ctx context.Context, oreq openai.ChatCompletionRequest, onDelta func(agent.Delta)) (*agent.Response, int, error) {
+	oreq.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
+	var (
+		st  *openai.ChatCompletionStream
+		cap *capture
+	)
+	err := c.retry(ctx, func(ctx context.Context, cp *capture) error {
+		s, err := c.oa.CreateChatCompletionStream(ctx, oreq)
+		if err != nil {
+			err = c.classify(ctx, err, cp)
+			if refusesStreamWithTools(err) && len(oreq.Tools) > 0 {
+				return errStreamRefused // not worth a retry
+			}
+			return err
+		}
+		st, cap = s, cp
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	defer st.Close()
+	acc := newAccumulator()
+	var broken error
+	for {
+		raw, err := st.RecvRaw()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, acc.deltas, ctx.Err()
+			}
+			broken = c.classify(ctx, err, cap)
+			break
+		}
+		if len(raw) == 0 {
+			continue
+		}
+		ch, err := parseChunk(raw)
+		if err != nil {
+			broken = err
+			break
+		}
+		acc.add(ch, onDelta)
+	}
+	if ctx.Err() != nil {
+		return nil, acc.deltas, ctx.Err()
+	}
+	// An error the stream carried: an overflow is final; anything else is
+	// asked again without streaming, for the real error.
+	if cap.streamErr != nil {
+		if e := c.errorFromBody(0, cap.streamErr, nil); agent.IsOverflow(e) {
+			return nil, acc.deltas, e
+		} else if broken == nil {
+			broken = e
+		}
+	}
+	if agent.IsOverflow(broken) {
+		return nil, acc.deltas, broken
+	}
+	if acc.finish == "" {
+		return nil, acc.deltas, &streamFailedError{cause: broken}
+	}
+	return &agent.Response{
+		Message:      acc.message(),
+		FinishReason: acc.finish,
+		Usage:        usageOf(acc.usage, acc.timings),
+		Timings:      timingsOf(acc.timings),
+	}, acc.deltas, nil
+}
+
+// refusesStreamWithTools recognises llama.cpp's "Cannot use tools with
+// stream" and its kin.
+func refusesStreamWithTools(err error) bool {
+	var a *APIError
+	if !errors.As(err, &a) || (a.Status != 400 && a.Status != 500 && a.Status != 501) {
+		return false
+	}
+	m := strings.ToLower(a.Message)
+	return strings.Contains(m, "tool") && strings.Contains(m, "stream")
+}
+
+// complete makes a non-streamed request.
+func (c *Client) complete(ctx context.Context, oreq openai.ChatCompletionRequest) (*agent.Response, error) {
+	oreq.Stream, oreq.StreamOptions = false, nil
+	var (
+		resp openai.ChatCompletionResponse
+		body []byte
+	)
+	err := c.retry(ctx, func(ctx context.Context, cp *capture) error {
+		r, err := c.oa.CreateChatCompletion(ctx, oreq)
+		if err != nil {
+			return c.classify(ctx, err, cp)
+		}
+		resp, body = r, cp.body
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(resp.Choices) == 0 {
+		return nil, &APIError{Status: http.StatusOK, Message: "the engine returned no choices: " + plainText(body)}
+	}
+	ch := resp.Choices[0]
+	x := parseExtras(body)
+	m := ctxwin.Message{Role: ctxwin.RoleAssistant, Content: ch.Message.Content, Reasoning: ch.Message.ReasoningContent}
+	if m.Reasoning == "" {
+		m.Reasoning = x.reasoning()
+	}
+	for _, tc := range ch.Message.ToolCalls {
+		m.ToolCalls = append(m.ToolCalls, ctxwin.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+	}
+	fillCallIDs(m.ToolCalls)
+	finish := string(ch.FinishReason)
+	if finish == "" || finish == string(openai.FinishReasonNull) {
+		finish = "stop"
+		if len(m.ToolCalls) > 0 {
+			finish = "tool_calls"
+		}
+	}
+	return &agent.Response{Message: m, FinishReason: finish, Usage: usageOf(x.Usage, x.Timings), Timings: timingsOf(x.Timings)}, nil
+}
