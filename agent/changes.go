@@ -78,8 +78,7 @@ func (a *Agent) applyChanges(sess *session) {
 			window, source = info.Window, info.WindowSource
 		}
 		sess.info = *info
-		sess.info.Window, sess.info.WindowSource = window, source
-		m.SetWindow(window)
+		sess.setWindow(window, source)
 		next.OutputLimit = info.OutputLimit
 	}
 	m.Configure(next)

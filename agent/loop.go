@@ -162,8 +162,7 @@ func (r *run) recoverOverflow(o *OverflowError) error {
 	adopted := o.Window > 0 && (m.Window() == 0 || o.Window < m.Window())
 	if adopted {
 		r.a.logf("reika: the engine's window is %d tokens (was %d); adopting it", o.Window, m.Window())
-		m.SetWindow(o.Window)
-		r.sess.info.Window, r.sess.info.WindowSource = o.Window, SourceOverflow
+		r.sess.setWindow(o.Window, SourceOverflow)
 		r.a.mu.Lock()
 		if r.a.info != nil {
 			r.a.info.Window, r.a.info.WindowSource = o.Window, SourceOverflow
@@ -231,17 +230,17 @@ func (r *run) runTools(ctx context.Context, calls []ctxwin.ToolCall) {
 	round := m.H.Rounds()
 	for _, c := range calls {
 		r.emit(Event{Kind: EventToolCall, Round: round, Tool: c.Name, Args: jsonArgs(c.Arguments), Text: c.Name})
-		var res tools.Result
+		var res ctxwin.Result
 		if ctx.Err() != nil {
-			res = tools.Result{Text: "Error: cancelled by the user before it ran", IsError: true, Summary: c.Name + ": cancelled"}
+			res = ctxwin.Result{Text: "Error: cancelled by the user before it ran", IsError: true, Summary: c.Name + ": cancelled"}
 		} else {
 			var err error
 			res, err = tools.Call(ctx, r.env, r.tools, c.Name, json.RawMessage(c.Arguments))
 			if err != nil {
-				res = tools.Result{Text: "Error: " + err.Error(), IsError: true, Summary: c.Name + ": failed"}
+				res = ctxwin.Result{Text: "Error: " + err.Error(), IsError: true, Summary: c.Name + ": failed"}
 			}
 		}
-		m.H.AddResult(r.toResult(c, res))
+		m.H.AddResult(r.toResult(c, &res))
 	}
 }
 
@@ -427,13 +426,10 @@ func (r *run) progress() {
 	r.a.events.Progress(Progress{Turn: r.turn, Round: round, Text: fmt.Sprintf("round %d · %s · %s", round, what, st.Text)})
 }
 
-// toResult turns a tool's result into the history's.
-func (r *run) toResult(c ctxwin.ToolCall, t tools.Result) *ctxwin.Result {
-	res := &ctxwin.Result{
-		CallID: c.ID, Tool: c.Name, Kind: string(t.Kind), Text: t.Text, IsError: t.IsError, Summary: t.Summary,
-		Path: t.Path, StartLine: t.StartLine, EndLine: t.EndLine, TotalLines: t.TotalLines,
-		SavedTo: t.SavedTo, URL: t.URL, Query: t.Query, Source: t.File,
-	}
+// toResult completes a tool's result for the history: the call it
+// answers, and whether it defines the task.
+func (r *run) toResult(c ctxwin.ToolCall, res *ctxwin.Result) *ctxwin.Result {
+	res.CallID, res.Tool = c.ID, c.Name
 	if res.Kind == "" {
 		res.Kind = c.Name
 	}

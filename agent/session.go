@@ -198,7 +198,7 @@ func (a *Agent) resumeSession(info ModelInfo) (sess *session, note string, err e
 	if info.Window > 0 {
 		// What the engine (or the setting) says now wins over the log: the
 		// engine may have restarted with another window.
-		sess.m.SetWindow(info.Window)
+		sess.setWindow(info.Window, sess.info.WindowSource)
 	}
 	sess.m.Restored()
 	kept, err := l.cut(ends[good-1])
@@ -270,4 +270,12 @@ func (s *session) logState() error {
 		tally = &t
 	}
 	return s.log.append(record{Kind: recState, State: s.m.State(), Source: s.info.WindowSource, Tally: tally})
+}
+
+// setWindow is the one place the session's window changes: the manager's
+// budgets and what the session says of the window and where it came from
+// (the status item's source) change together.
+func (s *session) setWindow(tokens int, source string) {
+	s.m.SetWindow(tokens)
+	s.info.Window, s.info.WindowSource = tokens, source
 }

@@ -40,21 +40,21 @@ func Specs(ts []Tool) []ctxwin.ToolSpec {
 // Call runs the tool of ts named name. An unknown name is an error the model
 // can fix (the result lists the tools it has); a panic in a tool becomes a
 // Go error.
-func Call(ctx context.Context, env *Env, ts []Tool, name string, args json.RawMessage) (res Result, err error) {
+func Call(ctx context.Context, env *Env, ts []Tool, name string, args json.RawMessage) (res ctxwin.Result, err error) {
 	var names []string
 	for _, t := range ts {
 		spec := t.Spec()
 		if spec.Name == name {
 			defer func() {
 				if r := recover(); r != nil {
-					res, err = Result{}, fmt.Errorf("tool %s panicked: %v\n%s", name, r, debug.Stack())
+					res, err = ctxwin.Result{}, fmt.Errorf("tool %s panicked: %v\n%s", name, r, debug.Stack())
 				}
 			}()
 			return t.Run(ctx, env, args)
 		}
 		names = append(names, spec.Name)
 	}
-	return Result{
+	return ctxwin.Result{
 		Text:    fmt.Sprintf("Error: there is no tool %q; the tools are %s", name, strings.Join(names, ", ")),
 		IsError: true,
 		Summary: fmt.Sprintf("Error: no tool %q", truncate(name, 60)),

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
 // args is a tool call's decoded arguments, read one parameter at a time so
@@ -171,7 +173,7 @@ func firstLine(s string, n int) string {
 }
 
 // errResult is a tool error the model can fix.
-func errResult(kind Kind, format string, v ...any) Result {
+func errResult(kind string, format string, v ...any) ctxwin.Result {
 	msg := fmt.Sprintf(format, v...)
-	return Result{Kind: kind, Text: "Error: " + msg, IsError: true, Summary: "Error: " + firstLine(msg, 200)}
+	return ctxwin.Result{Kind: kind, Text: "Error: " + msg, IsError: true, Summary: "Error: " + firstLine(msg, 200)}
 }

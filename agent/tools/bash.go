@@ -39,21 +39,21 @@ func (bashTool) Spec() ctxwin.ToolSpec {
 	return ctxwin.ToolSpec{Name: NameBash, Description: strings.TrimSpace(bashDescription), Parameters: []byte(`{"type":"object","properties":{"command":{"type":"string","description":"The command line, run with bash -c."},"timeout_s":{"type":"integer","description":"Timeout in seconds. Default 120, at most 600."}},"required":["command"],"additionalProperties":false}`)}
 }
 
-func (bashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {
+func (bashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin.Result, error) {
 	a := parseArgs(raw, bashUsage)
 	command := a.str("command", true)
 	timeout, set := a.integer("timeout_s")
 	if a.err != nil {
-		return errResult(KindBash, "%v", a.err), nil
+		return errResult(ctxwin.KindBash, "%v", a.err), nil
 	}
 	if strings.TrimSpace(command) == "" {
-		return errResult(KindBash, "command is empty"), nil
+		return errResult(ctxwin.KindBash, "command is empty"), nil
 	}
 	if strings.ContainsRune(command, 0) {
-		return errResult(KindBash, "command contains a NUL byte"), nil
+		return errResult(ctxwin.KindBash, "command contains a NUL byte"), nil
 	}
 	if len(command) > ApprovalTextBytes && env.wouldAsk("command") {
-		return errResult(KindBash, "the command is %d bytes, longer than the %d an approval can show whole; "+
+		return errResult(ctxwin.KindBash, "the command is %d bytes, longer than the %d an approval can show whole; "+
 			"write the script to a file with write, then run the file", len(command), ApprovalTextBytes), nil
 	}
 	var notes []string
@@ -61,7 +61,7 @@ func (bashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result,
 	case !set:
 		timeout = BashTimeout
 	case timeout <= 0:
-		return errResult(KindBash, "timeout_s must be a positive number of seconds, not %d", timeout), nil
+		return errResult(ctxwin.KindBash, "timeout_s must be a positive number of seconds, not %d", timeout), nil
 	case timeout > BashMaxTimeout:
 		notes = append(notes, fmt.Sprintf("(timeout_s %d lowered to the maximum, %d)", timeout, BashMaxTimeout))
 		timeout = BashMaxTimeout
@@ -76,7 +76,7 @@ func (bashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result,
 		Summary: "run " + short,
 		Detail:  command,
 	}) {
-		return errResult(KindBash, "running %s was denied by the user", short), nil
+		return errResult(ctxwin.KindBash, "running %s was denied by the user", short), nil
 	}
 
 	out := newOutput(env, "bash")
@@ -84,7 +84,7 @@ func (bashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result,
 	text, saved := out.finish()
 	if run.startErr != nil {
 		out.discard()
-		return errResult(KindBash, "cannot start the shell: %v", run.startErr), nil
+		return errResult(ctxwin.KindBash, "cannot start the shell: %v", run.startErr), nil
 	}
 
 	var b strings.Builder
@@ -98,7 +98,7 @@ func (bashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result,
 		b.WriteString(n + "\n")
 	}
 	var status string
-	res := Result{Kind: KindBash, SavedTo: saved}
+	res := ctxwin.Result{Kind: ctxwin.KindBash, SavedTo: saved}
 	switch {
 	case run.timedOut:
 		status = fmt.Sprintf("timed out after %ds", timeout)

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
 func TestBash(t *testing.T) {
@@ -45,7 +47,7 @@ func TestBash(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ap := &approver{}
 			res := run(t, newEnv(t, root, ap), "bash", tt.args)
-			if res.IsError != tt.isErr || res.Text != tt.text || res.Kind != KindBash {
+			if res.IsError != tt.isErr || res.Text != tt.text || res.Kind != ctxwin.KindBash {
 				t.Errorf("got %+v\nwant text %q", res, tt.text)
 			}
 			if tt.summary != "" && res.Summary != tt.summary {
@@ -151,7 +153,7 @@ func TestBashCancel(t *testing.T) {
 	pidFile := filepath.Join(root, "pid")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	done := make(chan Result, 1)
+	done := make(chan ctxwin.Result, 1)
 	go func() {
 		args := jsonArgs(t, map[string]any{"command": "sleep 300 & echo $! > " + pidFile + "; wait"})
 		res, _ := Call(ctx, newEnv(t, root, &approver{}), All(), "bash", json.RawMessage(args))
@@ -159,7 +161,7 @@ func TestBashCancel(t *testing.T) {
 	}()
 	pid := pidFrom(t, pidFile)
 	cancel()
-	var res Result
+	var res ctxwin.Result
 	select {
 	case res = <-done:
 	case <-time.After(30 * time.Second): // hang guard

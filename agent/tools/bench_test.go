@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
 // goSrc is the Go distribution's source tree, a large real workspace.
@@ -49,7 +51,7 @@ func BenchmarkGrepGoSource(b *testing.B) {
 				if engine == "ripgrep" {
 					ripgrepMinBytes = 0
 				}
-				var res Result
+				var res ctxwin.Result
 				for b.Loop() {
 					res = run(b, env, "grep", s.args)
 				}
@@ -61,7 +63,7 @@ func BenchmarkGrepGoSource(b *testing.B) {
 
 func BenchmarkGlobGoSource(b *testing.B) {
 	env := newEnv(b, goSrc(b), &approver{})
-	var res Result
+	var res ctxwin.Result
 	for b.Loop() {
 		res = run(b, env, "glob", `{"pattern":"**/*_test.go"}`)
 	}

@@ -25,40 +25,40 @@ func (editTool) Spec() ctxwin.ToolSpec {
 	return ctxwin.ToolSpec{Name: NameEdit, Description: strings.TrimSpace(editDescription), Parameters: []byte(`{"type":"object","properties":{"path":{"type":"string","description":"File path, relative to the workspace root."},"old_string":{"type":"string","description":"The exact text to replace."},"new_string":{"type":"string","description":"The text to put in its place."},"replace_all":{"type":"boolean","description":"Replace every occurrence of old_string. Default false."}},"required":["path","old_string","new_string"],"additionalProperties":false}`)}
 }
 
-func (editTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {
+func (editTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin.Result, error) {
 	a := parseArgs(raw, editUsage)
 	p := a.str("path", true)
 	oldStr := a.str("old_string", true)
 	newStr := a.str("new_string", true)
 	all := a.boolean("replace_all")
 	if a.err != nil {
-		return errResult(KindEdit, "%v", a.err), nil
+		return errResult(ctxwin.KindEdit, "%v", a.err), nil
 	}
 	if oldStr == "" {
-		return errResult(KindEdit, "old_string is empty; to create a file or replace all of it, use write"), nil
+		return errResult(ctxwin.KindEdit, "old_string is empty; to create a file or replace all of it, use write"), nil
 	}
 	if oldStr == newStr {
-		return errResult(KindEdit, "old_string and new_string are the same; there is nothing to change"), nil
+		return errResult(ctxwin.KindEdit, "old_string and new_string are the same; there is nothing to change"), nil
 	}
 	pl, err := env.resolve(p)
 	if err != nil {
-		return errResult(KindEdit, "%v", err), nil
+		return errResult(ctxwin.KindEdit, "%v", err), nil
 	}
 	if err := env.allowWrite(ctx, NameEdit, pl); err != nil {
-		return errResult(KindEdit, "%v", err), nil
+		return errResult(ctxwin.KindEdit, "%v", err), nil
 	}
 	if err := notSpecial(pl); err != nil {
-		return errResult(KindEdit, "%v", err), nil
+		return errResult(ctxwin.KindEdit, "%v", err), nil
 	}
 	data, err := env.files().ReadFile(pl.Abs)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return errResult(KindEdit, "%s does not exist; to create it, use write", pl.Rel), nil
+			return errResult(ctxwin.KindEdit, "%s does not exist; to create it, use write", pl.Rel), nil
 		}
-		return errResult(KindEdit, "cannot read %s: %v", pl.Rel, plainErr(err)), nil
+		return errResult(ctxwin.KindEdit, "cannot read %s: %v", pl.Rel, plainErr(err)), nil
 	}
 	if isBinary(data) {
-		return errResult(KindEdit, "%s is a binary file; edit changes text files only", pl.Rel), nil
+		return errResult(ctxwin.KindEdit, "%s is a binary file; edit changes text files only", pl.Rel), nil
 	}
 	content := string(data)
 	offsets := findAll(content, oldStr)
@@ -70,23 +70,23 @@ func (editTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result,
 	}
 	switch {
 	case len(offsets) == 0:
-		return errResult(KindEdit, "%s", notFound(pl.Rel, content, oldStr)), nil
+		return errResult(ctxwin.KindEdit, "%s", notFound(pl.Rel, content, oldStr)), nil
 	case len(offsets) > 1 && !all:
-		return errResult(KindEdit, "old_string occurs %d times in %s (at lines %s); add surrounding lines to make it unique, or set replace_all to true to replace every one", len(offsets), pl.Rel, lineList(content, offsets)), nil
+		return errResult(ctxwin.KindEdit, "old_string occurs %d times in %s (at lines %s); add surrounding lines to make it unique, or set replace_all to true to replace every one", len(offsets), pl.Rel, lineList(content, offsets)), nil
 	}
 	ops := replaceScript(content, offsets, oldStr, newStr)
 	oldName, newName := diffNames(pl.Rel, false)
 	diff, hunks := unifiedDiff(oldName, newName, ops)
 	summary := fmt.Sprintf("edit %s (%s)", pl.Rel, plural(hunks, "hunk"))
 	if err := env.approveChange(ctx, NameEdit, pl, summary, approvalDiff(diff)); err != nil {
-		return errResult(KindEdit, "%v", err), nil
+		return errResult(ctxwin.KindEdit, "%v", err), nil
 	}
 	updated := applyAt(content, offsets, oldStr, newStr)
 	if err := env.files().WriteFile(ctx, pl.Abs, []byte(updated)); err != nil {
-		return errResult(KindEdit, "cannot write %s: %v", pl.Rel, plainErr(err)), nil
+		return errResult(ctxwin.KindEdit, "cannot write %s: %v", pl.Rel, plainErr(err)), nil
 	}
-	return Result{
-		Kind:    KindEdit,
+	return ctxwin.Result{
+		Kind:    ctxwin.KindEdit,
 		Text:    diff,
 		Summary: fmt.Sprintf("Edited %s (%s)", pl.Rel, plural(hunks, "hunk")),
 		Path:    pl.Rel,

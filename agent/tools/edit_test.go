@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
 func TestWrite(t *testing.T) {
@@ -17,7 +19,7 @@ func TestWrite(t *testing.T) {
 	env := newEnv(t, root, ap)
 
 	res := run(t, env, "write", `{"path":"new/deep/f.go","content":"package f\n\nfunc F() {}\n"}`)
-	if res.IsError || res.Kind != KindWrite || res.Summary != "Wrote new/deep/f.go (3 lines)" || res.Path != "new/deep/f.go" {
+	if res.IsError || res.Kind != ctxwin.KindWrite || res.Summary != "Wrote new/deep/f.go (3 lines)" || res.Path != "new/deep/f.go" {
 		t.Fatalf("new file: %+v", res)
 	}
 	if got := readFile(t, filepath.Join(root, "new/deep/f.go")); got != "package f\n\nfunc F() {}\n" {
@@ -133,7 +135,7 @@ func TestEdit(t *testing.T) {
 				}
 				return
 			}
-			if res.IsError || res.Kind != KindEdit || res.Path != "a.go" {
+			if res.IsError || res.Kind != ctxwin.KindEdit || res.Path != "a.go" {
 				t.Fatalf("got %+v", res)
 			}
 			if got := readFile(t, filepath.Join(root, "a.go")); got != tt.want {

@@ -38,18 +38,18 @@ func (fetchTool) Spec() ctxwin.ToolSpec {
 // redirect to another host), and returns its text: HTML turned into text,
 // other text as it is, under a header of the final URL, the status and the
 // title. Anything that goes wrong is an error result, never an error.
-func (fetchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {
+func (fetchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin.Result, error) {
 	rawURL, u, err := fetchArgs(raw)
 	if err != nil {
-		return errResult(KindFetch, "%v", err), nil
+		return errResult(ctxwin.KindFetch, "%v", err), nil
 	}
 	target := u.String()
 	if !env.approve(ctx, Approval{Tool: NameFetchURL, Kind: "fetch", Summary: "fetch " + target, Detail: target}) {
-		return errResult(KindFetch, "fetching %s was denied by the user", target), nil
+		return errResult(ctxwin.KindFetch, "fetching %s was denied by the user", target), nil
 	}
 	page, err := env.fetchPage(ctx, rawURL, u)
 	if err != nil {
-		return errResult(KindFetch, "%v", err), nil
+		return errResult(ctxwin.KindFetch, "%v", err), nil
 	}
 	return page.result(env), nil
 }
@@ -124,7 +124,7 @@ func (env *Env) fetchPage(ctx context.Context, rawURL string, u *url.URL) (fetch
 // result is the fetch tool's result for p: an error for a body that is not
 // text (by its Content-Type, else by sniffing) or HTML that cannot be
 // parsed; an error result too, with the text, for a status of 400 or more.
-func (p fetchedPage) result(env *Env) Result {
+func (p fetchedPage) result(env *Env) ctxwin.Result {
 	final := p.resp.Request.URL
 	ctype := p.resp.Header.Get("Content-Type")
 	if ctype == "" {
@@ -133,7 +133,7 @@ func (p fetchedPage) result(env *Env) Result {
 	mt, _, _ := mime.ParseMediaType(ctype)
 	size := sizeString(int64(len(p.body)))
 	if !textual(mt) {
-		return errResult(KindFetch, "%s is %s (%s), not text; fetch_url returns text only", final, mt, size)
+		return errResult(ctxwin.KindFetch, "%s is %s (%s), not text; fetch_url returns text only", final, mt, size)
 	}
 	var header strings.Builder
 	fmt.Fprintf(&header, "URL: %s\n", final)
@@ -142,7 +142,7 @@ func (p fetchedPage) result(env *Env) Result {
 	if mt == "text/html" || mt == "application/xhtml+xml" || (mt == "text/plain" && looksLikeHTML(text)) {
 		title, t, err := htmlToText(text, final)
 		if err != nil {
-			return errResult(KindFetch, "%s: %v", final, err)
+			return errResult(ctxwin.KindFetch, "%s: %v", final, err)
 		}
 		if title != "" {
 			fmt.Fprintf(&header, "Title: %s\n", title)
@@ -159,8 +159,8 @@ func (p fetchedPage) result(env *Env) Result {
 		fmt.Fprintf(out, "\n[the page was cut: only its first %s were read]\n", sizeString(FetchBytes))
 	}
 	full, saved := out.finish()
-	res := Result{
-		Kind:    KindFetch,
+	res := ctxwin.Result{
+		Kind:    ctxwin.KindFetch,
 		Text:    full,
 		Summary: fmt.Sprintf("Fetched %s (%s)", final, size),
 		SavedTo: saved,

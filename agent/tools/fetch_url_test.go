@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
 const testPage = `<!DOCTYPE html>
@@ -81,7 +83,7 @@ func TestFetchURL(t *testing.T) {
 	want := "URL: " + srv.URL + "/page\nStatus: 200 OK (text/html, " + sizeString(int64(len(testPage))) + ")\nTitle: The Guide\n\n" +
 		"# Getting started\n\nInstall the `tool` with [the installer](" + srv.URL + "/install#top) and run it.\n\n- one\n- two & three\n\n" +
 		"```\nfunc main() {\n\tfmt.Println(\"<hi>\")\n}\n```\n\nSee [x](https://example.org/x).\n"
-	if res.IsError || res.Kind != KindFetch || res.Text != want {
+	if res.IsError || res.Kind != ctxwin.KindFetch || res.Text != want {
 		t.Errorf("html page:\n%s\nwant\n%s", res.Text, want)
 	}
 	if res.URL != srv.URL+"/page" || res.Summary != "Fetched "+srv.URL+"/page ("+sizeString(int64(len(testPage)))+")" {

@@ -25,29 +25,29 @@ func (globTool) Spec() ctxwin.ToolSpec {
 	return ctxwin.ToolSpec{Name: NameGlob, Description: strings.TrimSpace(globDescription), Parameters: []byte(`{"type":"object","properties":{"pattern":{"type":"string","description":"Glob pattern, e.g. **/*.go or src/*.{ts,tsx}."},"path":{"type":"string","description":"Directory to search, relative to the workspace root. Default the workspace root."}},"required":["pattern"],"additionalProperties":false}`)}
 }
 
-func (globTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {
+func (globTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin.Result, error) {
 	a := parseArgs(raw, globUsage)
 	pattern := strings.TrimSpace(a.str("pattern", true))
 	p := a.str("path", false)
 	if a.err != nil {
-		return errResult(KindGlob, "%v", a.err), nil
+		return errResult(ctxwin.KindGlob, "%v", a.err), nil
 	}
 	if filepath.IsAbs(pattern) {
-		return errResult(KindGlob, "pattern %q is absolute; give the directory as path and a relative pattern", pattern), nil
+		return errResult(ctxwin.KindGlob, "pattern %q is absolute; give the directory as path and a relative pattern", pattern), nil
 	}
 	g, err := compileGlob(pattern, false)
 	if err != nil {
-		return errResult(KindGlob, "%v", err), nil
+		return errResult(ctxwin.KindGlob, "%v", err), nil
 	}
 	if strings.TrimSpace(p) == "" {
 		p = "."
 	}
 	pl, err := env.resolve(p)
 	if err != nil {
-		return errResult(KindGlob, "%v", err), nil
+		return errResult(ctxwin.KindGlob, "%v", err), nil
 	}
 	if err := env.allowRead(ctx, NameGlob, pl); err != nil {
-		return errResult(KindGlob, "%v", err), nil
+		return errResult(ctxwin.KindGlob, "%v", err), nil
 	}
 	var names []string
 	err = env.walkFiles(ctx, pl, func(name, rel, abs string) error {
@@ -58,12 +58,12 @@ func (globTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result,
 	})
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return errResult(KindGlob, "%s does not exist", pl.Rel), nil
+			return errResult(ctxwin.KindGlob, "%s does not exist", pl.Rel), nil
 		}
 		if ctx.Err() != nil {
-			return errResult(KindGlob, "glob was cancelled"), nil
+			return errResult(ctxwin.KindGlob, "glob was cancelled"), nil
 		}
-		return errResult(KindGlob, "cannot list %s: %v", pl.Rel, plainErr(err)), nil
+		return errResult(ctxwin.KindGlob, "cannot list %s: %v", pl.Rel, plainErr(err)), nil
 	}
 	slices.Sort(names)
 	summary := fmt.Sprintf("glob %q: %s", pattern, plural(len(names), "file"))
@@ -75,12 +75,12 @@ func (globTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result,
 		if !strings.Contains(pattern, "/") && !strings.HasPrefix(pattern, "**") {
 			text += fmt.Sprintf(" The pattern matches files directly in %s only; use \"**/%s\" to search every directory below it.", placeName(pl), pattern)
 		}
-		return Result{Kind: KindGlob, Text: text + "\n", Summary: summary, Query: pattern}, nil
+		return ctxwin.Result{Kind: ctxwin.KindGlob, Text: text + "\n", Summary: summary, Query: pattern}, nil
 	}
 	out := newOutput(env, "glob")
 	for _, n := range names {
 		fmt.Fprintln(out, n)
 	}
 	text, saved := out.finish()
-	return Result{Kind: KindGlob, Text: text, Summary: summary, SavedTo: saved, Query: pattern}, nil
+	return ctxwin.Result{Kind: ctxwin.KindGlob, Text: text, Summary: summary, SavedTo: saved, Query: pattern}, nil
 }

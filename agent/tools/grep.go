@@ -33,25 +33,25 @@ func (grepTool) Spec() ctxwin.ToolSpec {
 	return ctxwin.ToolSpec{Name: NameGrep, Description: strings.TrimSpace(grepDescription), Parameters: []byte(`{"type":"object","properties":{"pattern":{"type":"string","description":"Regular expression (Go RE2 syntax)."},"path":{"type":"string","description":"Directory or file to search, relative to the workspace root. Default the whole workspace."},"glob":{"type":"string","description":"Only search files matching this pattern, e.g. *.go or src/**/*.ts."}},"required":["pattern"],"additionalProperties":false}`)}
 }
 
-func (grepTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {
+func (grepTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin.Result, error) {
 	a := parseArgs(raw, grepUsage)
 	pattern := a.str("pattern", true)
 	p := a.str("path", false)
 	glob := a.str("glob", false)
 	if a.err != nil {
-		return errResult(KindGrep, "%v", a.err), nil
+		return errResult(ctxwin.KindGrep, "%v", a.err), nil
 	}
 	if pattern == "" {
-		return errResult(KindGrep, "pattern is empty"), nil
+		return errResult(ctxwin.KindGrep, "pattern is empty"), nil
 	}
 	re, err := regexp.Compile(pattern)
 	if err != nil {
-		return errResult(KindGrep, "invalid regular expression %q: %v (Go RE2 syntax: no lookaround or backreferences)", pattern, unwrapRegexpErr(err)), nil
+		return errResult(ctxwin.KindGrep, "invalid regular expression %q: %v (Go RE2 syntax: no lookaround or backreferences)", pattern, unwrapRegexpErr(err)), nil
 	}
 	var filter *globPattern
 	if strings.TrimSpace(glob) != "" {
 		if filter, err = compileGlob(strings.TrimSpace(glob), true); err != nil {
-			return errResult(KindGrep, "glob: %v", err), nil
+			return errResult(ctxwin.KindGrep, "glob: %v", err), nil
 		}
 	}
 	if strings.TrimSpace(p) == "" {
@@ -59,10 +59,10 @@ func (grepTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result,
 	}
 	pl, err := env.resolve(p)
 	if err != nil {
-		return errResult(KindGrep, "%v", err), nil
+		return errResult(ctxwin.KindGrep, "%v", err), nil
 	}
 	if err := env.allowRead(ctx, NameGrep, pl); err != nil {
-		return errResult(KindGrep, "%v", err), nil
+		return errResult(ctxwin.KindGrep, "%v", err), nil
 	}
 
 	list, skipped, err := env.grepFiles(ctx, pl, filter)
@@ -74,12 +74,12 @@ func (grepTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result,
 	if err != nil {
 		out.discard()
 		if errors.Is(err, fs.ErrNotExist) {
-			return errResult(KindGrep, "%s does not exist", pl.Rel), nil
+			return errResult(ctxwin.KindGrep, "%s does not exist", pl.Rel), nil
 		}
 		if ctx.Err() != nil {
-			return errResult(KindGrep, "grep was cancelled"), nil
+			return errResult(ctxwin.KindGrep, "grep was cancelled"), nil
 		}
-		return errResult(KindGrep, "cannot search %s: %v", pl.Rel, plainErr(err)), nil
+		return errResult(ctxwin.KindGrep, "cannot search %s: %v", pl.Rel, plainErr(err)), nil
 	}
 	text, saved := out.finish()
 	where := pl.Rel
@@ -94,7 +94,7 @@ func (grepTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result,
 	if skipped > 0 {
 		text += fmt.Sprintf("(%s larger than %s not searched)\n", plural(skipped, "file"), sizeString(GrepFileBytes))
 	}
-	return Result{Kind: KindGrep, Text: text, Summary: summary, SavedTo: saved, Query: pattern}, nil
+	return ctxwin.Result{Kind: ctxwin.KindGrep, Text: text, Summary: summary, SavedTo: saved, Query: pattern}, nil
 }
 
 // grepFiles are the files under pl that match filter (nil: all), in the

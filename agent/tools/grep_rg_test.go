@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
 // needRipgrep skips a test when rg is not installed, or fails it under
@@ -128,7 +130,7 @@ func TestGrepRipgrepSameResults(t *testing.T) {
 	}}}
 	for _, env := range []*Env{disk, buffers} {
 		for _, args := range rgSearches {
-			var inGo, inRg Result
+			var inGo, inRg ctxwin.Result
 			withEngine(t, false, func() { inGo = run(t, env, "grep", args) })
 			before := ripgrepRuns.Load()
 			withEngine(t, true, func() { inRg = run(t, env, "grep", args) })
@@ -144,7 +146,7 @@ func TestGrepRipgrepSameResults(t *testing.T) {
 	env := newEnv(t, root, &approver{})
 	env.Files = &fakeFiles{buffers: map[string]string{filepath.Join(root, "main.go"): "TODO in the buffer\n"}}
 	before := ripgrepRuns.Load()
-	var res Result
+	var res ctxwin.Result
 	withEngine(t, true, func() { res = run(t, env, "grep", `{"pattern":"TODO","glob":"main.go"}`) })
 	if res.Text != "main.go:1:TODO in the buffer\n" || ripgrepRuns.Load() != before {
 		t.Errorf("without OverlaidFiles: %q, %d rg runs", res.Text, ripgrepRuns.Load()-before)
@@ -168,7 +170,7 @@ func TestGrepRipgrepRandomPatterns(t *testing.T) {
 			b.WriteString(atoms[r.IntN(len(atoms))])
 		}
 		args := jsonArgs(t, map[string]any{"pattern": b.String()})
-		var inGo, inRg Result
+		var inGo, inRg ctxwin.Result
 		withEngine(t, false, func() { inGo = run(t, env, "grep", args) })
 		if inGo.IsError {
 			continue // not a pattern
@@ -204,7 +206,7 @@ func (f *overlaidFiles) OverlaidPaths() []string {
 
 // resultShape is a result as text to compare, with its temp file's
 // content in place of its name.
-func resultShape(t *testing.T, r Result) string {
+func resultShape(t *testing.T, r ctxwin.Result) string {
 	t.Helper()
 	text := r.Text
 	saved := ""

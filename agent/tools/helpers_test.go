@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/reika-lsp/reika-lsp/ctxwin"
 	"go.uber.org/goleak"
 )
 
@@ -96,7 +97,7 @@ func newEnv(t testing.TB, root string, ap *approver) *Env {
 
 // run calls the tool named name with args (a JSON text) and fails the test
 // on a Go error.
-func run(t testing.TB, env *Env, name, args string) Result {
+func run(t testing.TB, env *Env, name, args string) ctxwin.Result {
 	t.Helper()
 	res, err := Call(context.Background(), env, All(), name, json.RawMessage(args))
 	if err != nil {

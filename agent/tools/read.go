@@ -42,21 +42,21 @@ func (readTool) Spec() ctxwin.ToolSpec {
 // Run reads the lines asked for of one text file, numbered, with a header
 // naming the range and a footer saying how to continue when lines are
 // left. Anything it cannot read is an error result, never an error.
-func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {
+func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin.Result, error) {
 	p, start, end, err := readArgs(raw)
 	if err != nil {
-		return errResult(KindRead, "%v", err), nil
+		return errResult(ctxwin.KindRead, "%v", err), nil
 	}
 	pl, err := env.resolve(p)
 	if err != nil {
-		return errResult(KindRead, "%v", err), nil
+		return errResult(ctxwin.KindRead, "%v", err), nil
 	}
 	if err := env.allowRead(ctx, NameRead, pl); err != nil {
-		return errResult(KindRead, "%v", err), nil
+		return errResult(ctxwin.KindRead, "%v", err), nil
 	}
 	src, err := openForRead(env, pl)
 	if err != nil {
-		return errResult(KindRead, "%v", err), nil
+		return errResult(ctxwin.KindRead, "%v", err), nil
 	}
 	defer src.close()
 	return readLines(pl, src, start, end), nil
@@ -132,35 +132,35 @@ func openForRead(env *Env, pl place) (readSource, error) {
 
 // readLines is the read tool's result for lines start..end of src, the
 // file at pl: an error for a binary file or a start past the end.
-func readLines(pl place, src readSource, start, end int) Result {
+func readLines(pl place, src readSource, start, end int) ctxwin.Result {
 	r := bufio.NewReaderSize(src.r, 64<<10)
 	if peek, _ := r.Peek(8000); isBinary(peek) {
-		return errResult(KindRead, "%s is a binary file (%s); read shows text files only", pl.Rel, sizeString(src.size))
+		return errResult(ctxwin.KindRead, "%s is a binary file (%s); read shows text files only", pl.Rel, sizeString(src.size))
 	}
 	lines, total, err := readRange(r, start, end)
 	if err != nil {
-		return errResult(KindRead, "cannot read %s: %v", pl.Rel, plainErr(err))
+		return errResult(ctxwin.KindRead, "cannot read %s: %v", pl.Rel, plainErr(err))
 	}
 	if total == 0 {
-		return Result{Kind: KindRead, Text: pl.Rel + " lines 0-0 of 0\n(empty file)\n", Summary: "Read " + pl.Rel + " lines 0-0 of 0", Path: pl.Rel, File: src.data}
+		return ctxwin.Result{Kind: ctxwin.KindRead, Text: pl.Rel + " lines 0-0 of 0\n(empty file)\n", Summary: "Read " + pl.Rel + " lines 0-0 of 0", Path: pl.Rel, Source: src.data}
 	}
 	if start > total {
-		return errResult(KindRead, "start_line %d is past the end of %s, which has %d lines", start, pl.Rel, total)
+		return errResult(ctxwin.KindRead, "start_line %d is past the end of %s, which has %d lines", start, pl.Rel, total)
 	}
 	body, last := numberLines(lines, start)
 	text := fmt.Sprintf("%s lines %d-%d of %d\n", pl.Rel, start, last, total) + body
 	if last < total {
 		text += fmt.Sprintf("(%d more lines; continue with start_line %d)\n", total-last, last+1)
 	}
-	return Result{
-		Kind:       KindRead,
+	return ctxwin.Result{
+		Kind:       ctxwin.KindRead,
 		Text:       text,
 		Summary:    fmt.Sprintf("Read %s lines %d-%d of %d", pl.Rel, start, last, total),
 		Path:       pl.Rel,
 		StartLine:  start,
 		EndLine:    last,
 		TotalLines: total,
-		File:       src.data,
+		Source:     src.data,
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
 func TestRead(t *testing.T) {
@@ -78,7 +80,7 @@ func TestRead(t *testing.T) {
 				}
 				return
 			}
-			if res.IsError || res.Kind != KindRead {
+			if res.IsError || res.Kind != ctxwin.KindRead {
 				t.Fatalf("got %+v", res)
 			}
 			if tt.text != "" && res.Text != tt.text {
@@ -97,7 +99,7 @@ func TestRead(t *testing.T) {
 				t.Errorf("summary %q does not match the fields", res.Summary)
 			}
 			want, _ := os.ReadFile(filepath.Join(root, res.Path))
-			if string(res.File) != string(want) {
+			if string(res.Source) != string(want) {
 				t.Errorf("File is not the whole file")
 			}
 		})
@@ -127,7 +129,7 @@ func TestReadOpenBuffer(t *testing.T) {
 	env := newEnv(t, root, &approver{})
 	env.Files = files
 	res := run(t, env, "read", `{"path":"a.go"}`)
-	if res.Text != "a.go lines 1-3 of 3\n1→package buffer\n2→\n3→func F() {}\n" || string(res.File) != "package buffer\n\nfunc F() {}\n" {
+	if res.Text != "a.go lines 1-3 of 3\n1→package buffer\n2→\n3→func F() {}\n" || string(res.Source) != "package buffer\n\nfunc F() {}\n" {
 		t.Errorf("buffer: %+v", res)
 	}
 	res = run(t, env, "read", `{"path":"new.go"}`)
@@ -149,8 +151,8 @@ func TestReadStreams(t *testing.T) {
 	writeFile(t, saved, b.String())
 	res := run(t, env, "read", fmt.Sprintf(`{"path":%q,"start_line":40000,"end_line":40002}`, saved))
 	want := fmt.Sprintf("%s lines 40000-40002 of 50000\n40000→row 40000\n40001→row 40001\n40002→row 40002\n", saved)
-	if !strings.HasPrefix(res.Text, want) || res.File != nil || res.TotalLines != 50000 {
-		t.Errorf("got %q (File %d bytes)", firstLine(res.Text, 200), len(res.File))
+	if !strings.HasPrefix(res.Text, want) || res.Source != nil || res.TotalLines != 50000 {
+		t.Errorf("got %q (Source %d bytes)", firstLine(res.Text, 200), len(res.Source))
 	}
 	if res.Path != saved {
 		t.Errorf("Path %q, want the absolute temp path", res.Path)

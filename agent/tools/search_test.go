@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
 // searchTree is a workspace whose .gitignore files exclude some files, with
@@ -81,7 +83,7 @@ func TestGrep(t *testing.T) {
 				}
 				return
 			}
-			if res.IsError || res.Kind != KindGrep || res.Text != tt.text {
+			if res.IsError || res.Kind != ctxwin.KindGrep || res.Text != tt.text {
 				t.Errorf("got %+v\nwant text %q", res, tt.text)
 			}
 			if tt.summary != "" && res.Summary != tt.summary {
@@ -180,7 +182,7 @@ func TestGlob(t *testing.T) {
 				}
 				return
 			}
-			if res.IsError || res.Kind != KindGlob || res.Text != tt.text {
+			if res.IsError || res.Kind != ctxwin.KindGlob || res.Text != tt.text {
 				t.Errorf("got %+v\nwant text %q", res, tt.text)
 			}
 			if tt.summary != "" && res.Summary != tt.summary {

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
 // TestSpecialFilesRefused gives every file tool a FIFO, a socket and a
@@ -34,7 +36,7 @@ func TestSpecialFilesRefused(t *testing.T) {
 			{"edit", jsonArgs(t, map[string]any{"path": p, "old_string": "a", "new_string": "b"})},
 			{"grep", jsonArgs(t, map[string]any{"pattern": "x", "path": p})},
 		} {
-			done := make(chan Result, 1)
+			done := make(chan ctxwin.Result, 1)
 			go func() {
 				res, _ := Call(context.Background(), env, All(), tc.tool, json.RawMessage(tc.args))
 				done <- res

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"testing"
+
+	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
 func TestSubagent(t *testing.T) {
@@ -15,7 +17,7 @@ func TestSubagent(t *testing.T) {
 		return "\n  Found 3 callers.\nDetails: a.go, b.go, c.go\n", nil
 	}
 	res := run(t, env, "subagent", `{"task":"  find the callers of F  "}`)
-	if res.IsError || res.Kind != KindSubagent || res.Text != "Found 3 callers.\nDetails: a.go, b.go, c.go" || res.Summary != "Found 3 callers." || got != "find the callers of F" {
+	if res.IsError || res.Kind != ctxwin.KindSubagent || res.Text != "Found 3 callers.\nDetails: a.go, b.go, c.go" || res.Summary != "Found 3 callers." || got != "find the callers of F" {
 		t.Errorf("%+v (task %q)", res, got)
 	}
 

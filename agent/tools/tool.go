@@ -1,6 +1,6 @@
 // Package tools holds the agent's tools, one file per tool (DESIGN.md §4):
 // read, write, edit, bash, grep, glob, fetch_url and subagent. A tool error
-// the model can fix comes back as a Result with IsError set; a Go error means
+// the model can fix comes back as a ctxwin.Result with IsError set; a Go error means
 // something broke.
 package tools
 
@@ -18,52 +18,16 @@ type Tool interface {
 	// It never changes during a session.
 	Spec() ctxwin.ToolSpec
 	// Run executes one call. args is the model's JSON arguments.
-	Run(ctx context.Context, env *Env, args json.RawMessage) (Result, error)
+	Run(ctx context.Context, env *Env, args json.RawMessage) (ctxwin.Result, error)
 }
 
-// Kind is the shape of a result, which decides what a shed keeps of it.
-type Kind string
-
-// Result kinds.
-const (
-	KindRead     Kind = "read"
-	KindWrite    Kind = "write"
-	KindEdit     Kind = "edit" // Text holds a unified diff
-	KindBash     Kind = "bash"
-	KindGrep     Kind = "grep"
-	KindGlob     Kind = "glob"
-	KindFetch    Kind = "fetch_url"
-	KindSubagent Kind = "subagent"
-)
-
-// Result is what a call returns to the agent.
-type Result struct {
-	Kind Kind
-	// Text is the result as the model sees it, before any cut to fit the
-	// window (the agent cuts, not the tool).
-	Text string
-	// IsError marks an error the model can fix (bad path, no match...).
-	IsError bool
-	// Summary is the one line a shed result collapses to, for example
-	// "Read src/a.ts lines 1-244 of 244" or "bash `go test ./...`: exit 1, 312 lines".
-	Summary string
-
-	// Path is the workspace-relative path a read, write or edit touched.
-	Path string
-	// StartLine, EndLine and TotalLines describe the range of a read
-	// (1-based, inclusive).
-	StartLine, EndLine, TotalLines int
-	// File is the whole content of the file a read read, so the agent can
-	// keep an outline of it when the read is shed.
-	File []byte
-
-	// SavedTo is the temp file holding the whole output of a long bash,
-	// grep, glob or fetch_url result, for the model to page through with
-	// read. Empty when nothing was saved.
-	SavedTo string
-	// URL is the page a fetch_url fetched; Query the pattern of a grep or glob.
-	URL, Query string
-}
+// A call returns a ctxwin.Result, the type the history keeps: the tool
+// fills what it did (Kind, one of ctxwin's Kind constants, Text before any
+// cut to fit the window — the agent cuts, not the tool — IsError for an
+// error the model can fix, the Summary a shed collapses to, the Path and
+// line range of a read, write or edit, the whole file a read read in
+// Source for its outline, SavedTo for a long output's temp file, the URL or
+// Query); the agent adds CallID, Tool and Task.
 
 // Env is what tools may touch. The agent builds one per session.
 type Env struct {

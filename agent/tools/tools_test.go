@@ -108,7 +108,7 @@ func TestSpecs(t *testing.T) {
 type panicTool struct{}
 
 func (panicTool) Spec() ctxwin.ToolSpec { return ctxwin.ToolSpec{Name: "boom"} }
-func (panicTool) Run(context.Context, *Env, json.RawMessage) (Result, error) {
+func (panicTool) Run(context.Context, *Env, json.RawMessage) (ctxwin.Result, error) {
 	panic("kaboom")
 }
 

@@ -23,29 +23,29 @@ func (writeTool) Spec() ctxwin.ToolSpec {
 	return ctxwin.ToolSpec{Name: NameWrite, Description: strings.TrimSpace(writeDescription), Parameters: []byte(`{"type":"object","properties":{"path":{"type":"string","description":"File path, relative to the workspace root."},"content":{"type":"string","description":"The whole new content of the file."}},"required":["path","content"],"additionalProperties":false}`)}
 }
 
-func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {
+func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin.Result, error) {
 	a := parseArgs(raw, writeUsage)
 	p := a.str("path", true)
 	content := a.str("content", true)
 	if a.err != nil {
-		return errResult(KindWrite, "%v", a.err), nil
+		return errResult(ctxwin.KindWrite, "%v", a.err), nil
 	}
 	pl, err := env.resolve(p)
 	if err != nil {
-		return errResult(KindWrite, "%v", err), nil
+		return errResult(ctxwin.KindWrite, "%v", err), nil
 	}
 	if err := env.allowWrite(ctx, NameWrite, pl); err != nil {
-		return errResult(KindWrite, "%v", err), nil
+		return errResult(ctxwin.KindWrite, "%v", err), nil
 	}
 	if pl.Inside && pl.Rel == "." {
-		return errResult(KindWrite, "%s is the workspace root, not a file", p), nil
+		return errResult(ctxwin.KindWrite, "%s is the workspace root, not a file", p), nil
 	}
 	fi, statErr := os.Stat(pl.Abs)
 	if statErr == nil && fi.IsDir() {
-		return errResult(KindWrite, "%s is a directory", pl.Rel), nil
+		return errResult(ctxwin.KindWrite, "%s is a directory", pl.Rel), nil
 	}
 	if err := notSpecial(pl); err != nil {
-		return errResult(KindWrite, "%v", err), nil
+		return errResult(ctxwin.KindWrite, "%v", err), nil
 	}
 	var old []byte
 	isNew := true
@@ -61,20 +61,20 @@ func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result
 	}
 	summary := fmt.Sprintf("write %s (%s, %s)", pl.Rel, what, plural(n, "line"))
 	if err := env.approveChange(ctx, NameWrite, pl, summary, approvalDiff(diff)); err != nil {
-		return errResult(KindWrite, "%v", err), nil
+		return errResult(ctxwin.KindWrite, "%v", err), nil
 	}
 	if err := os.MkdirAll(filepath.Dir(pl.Abs), 0o755); err != nil {
-		return errResult(KindWrite, "cannot create the directory of %s: %v", pl.Rel, plainErr(err)), nil
+		return errResult(ctxwin.KindWrite, "cannot create the directory of %s: %v", pl.Rel, plainErr(err)), nil
 	}
 	if err := env.files().WriteFile(ctx, pl.Abs, []byte(content)); err != nil {
-		return errResult(KindWrite, "cannot write %s: %v", pl.Rel, plainErr(err)), nil
+		return errResult(ctxwin.KindWrite, "cannot write %s: %v", pl.Rel, plainErr(err)), nil
 	}
 	done := fmt.Sprintf("Wrote %s (%s)", pl.Rel, plural(n, "line"))
 	text := done
 	if isNew {
 		text += ", a new file"
 	}
-	return Result{Kind: KindWrite, Text: text, Summary: done, Path: pl.Rel}, nil
+	return ctxwin.Result{Kind: ctxwin.KindWrite, Text: text, Summary: done, Path: pl.Rel}, nil
 }
 
 // countLines is the number of lines of s; a last line without a newline
