@@ -9,7 +9,7 @@
 
 import { SettingsSection } from './protocol';
 
-export type SettingKind = 'string' | 'url' | 'envName' | 'count' | 'boolean' | 'approve';
+export type SettingKind = 'string' | 'url' | 'envName' | 'count' | 'boolean' | 'approve' | 'cacheReuse';
 
 /** The server's settings, in the order of DESIGN.md §5 (agent.SettingNames). */
 export const ServerSettings = [
@@ -26,6 +26,7 @@ export const ServerSettings = [
 	{ key: 'debug', kind: 'boolean' },
 	{ key: 'approve', kind: 'approve' },
 	{ key: 'modelsUrl', kind: 'url' },
+	{ key: 'cacheReuse', kind: 'cacheReuse' },
 ] as const satisfies readonly { key: string; kind: SettingKind }[];
 
 export type ServerSettingKey = (typeof ServerSettings)[number]['key'];
@@ -42,6 +43,9 @@ export const ExtensionSettings = {
 export const RestartSettings: readonly string[] = [ExtensionSettings.serverPath];
 
 export const ApproveModes = ['ask', 'edits', 'all'] as const;
+
+/** The words cacheReuse takes besides a chunk size (agent/settings.go). */
+export const CacheReuseWords = ['auto', 'off'] as const;
 
 export type SettingValue = string | number | boolean;
 
@@ -124,7 +128,34 @@ function convert(key: string, kind: SettingKind, v: unknown): { value?: SettingV
 				return { problem: `${name}: want one of ${ApproveModes.join(', ')}, got ${JSON.stringify(v)}` };
 			}
 			return { value: v };
+		case 'cacheReuse':
+			return cacheReuse(name, v);
 	}
+}
+
+/** Converts cacheReuse as the server parses it: "auto" or "off" (any case),
+ * or a chunk size of at least 1 token, as a number or its digits (sent as
+ * a number). An empty string is unset, like the other strings. */
+function cacheReuse(name: string, v: unknown): { value?: SettingValue; problem?: string } {
+	const problem = `${name}: want auto, off or a chunk size in tokens (a whole number ≥ 1), got ${JSON.stringify(v)}`;
+	let n = v;
+	if (typeof v === 'string') {
+		const s = v.trim().toLowerCase();
+		if (s === '') {
+			return {};
+		}
+		if ((CacheReuseWords as readonly string[]).includes(s)) {
+			return { value: s };
+		}
+		if (!/^\d+$/.test(s)) {
+			return { problem };
+		}
+		n = Number(s);
+	}
+	if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1) {
+		return { problem };
+	}
+	return { value: n };
 }
 
 /** Maps the user's settings to the server's. read(key) returns the value the

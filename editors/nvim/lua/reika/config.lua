@@ -120,13 +120,23 @@ function M.validate_settings(settings)
       )
     end
     if spec.type == 'integer' then
-      if type(v) ~= 'number' or v ~= math.floor(v) or v < 0 then
-        return string.format('settings.%s: want a whole number >= 0, got %s', k, vim.inspect(v))
+      local min = spec.min or 0
+      local word = spec.values ~= nil and type(v) == 'string' and vim.tbl_contains(spec.values, v)
+      local whole = type(v) == 'number' and v == math.floor(v) and v >= min
+      if not (word or whole) then
+        local words = spec.values and (table.concat(spec.values, ', ') .. ' or ') or ''
+        return string.format(
+          'settings.%s: want %sa whole number >= %d, got %s',
+          k,
+          words,
+          min,
+          vim.inspect(v)
+        )
       end
     elseif type(v) ~= spec.type then
       return string.format('settings.%s: want a %s, got %s', k, spec.type, vim.inspect(v))
     end
-    if spec.values and not vim.tbl_contains(spec.values, v) then
+    if spec.values and spec.type ~= 'integer' and not vim.tbl_contains(spec.values, v) then
       return string.format(
         'settings.%s: want one of %s, got %q',
         k,

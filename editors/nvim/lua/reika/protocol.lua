@@ -64,7 +64,9 @@ M.approval_actions = { 'Allow', 'Allow for this session', 'Deny' }
 
 -- The settings (DESIGN.md §5, agent/settings.go SettingNames()) and the type
 -- of each value. They go to the server as initializationOptions.reika and as
--- the `reika` section of workspace/configuration.
+-- the `reika` section of workspace/configuration. An 'integer' is a whole
+-- number of at least `min` (default 0), or, where `values` is given, one of
+-- those strings instead; any other type with `values` must be one of them.
 M.settings = {
   { name = 'baseUrl', type = 'string' },
   { name = 'model', type = 'string' },
@@ -79,6 +81,7 @@ M.settings = {
   { name = 'debug', type = 'boolean' },
   { name = 'approve', type = 'string', values = { 'ask', 'edits', 'all' } },
   { name = 'modelsUrl', type = 'string' },
+  { name = 'cacheReuse', type = 'integer', min = 1, values = { 'auto', 'off' } },
 }
 
 -- The settings section name.

@@ -69,6 +69,26 @@ t.describe('settings', function()
     end)
   end)
 
+  t.it('sends cacheReuse, which the server takes; it refuses what setup refuses', function()
+    local _, c = fresh({ cacheReuse = 64 })
+    t.matches('editor settings: cacheReuse$', H.status(c).tooltip)
+    reika.setup({ cmd = { server }, settings = { cacheReuse = 'off', model = 'second' } })
+    t.wait('the server to pull the new settings', function()
+      return H.status(c).model == 'second'
+    end)
+    t.matches('editor settings: cacheReuse, model$', H.status(c).tooltip)
+    t.eq(nil, H.find(notes, 'settings', levels.ERROR), vim.inspect(notes))
+    -- A value setup() refuses, sent past it: the server's own error.
+    local _, err = require('reika.config').resolve({ settings = { cacheReuse = 'never' } })
+    t.matches('settings%.cacheReuse', err)
+    require('reika.compat').notify(c, 'workspace/didChangeConfiguration', {
+      settings = { reika = { cacheReuse = 'never' } },
+    })
+    t.wait("the server's settings error", function()
+      return H.find(notes, 'cacheReuse: want auto, off or a chunk size', levels.ERROR)
+    end)
+  end)
+
   t.it('attaches the open file (didOpen, didChange): the server reads the buffer', function()
     local root, c = fresh()
     local got

@@ -37,6 +37,14 @@ t.describe('config.resolve', function()
     t.eq({ 'reika-lsp-dev' }, config.resolve({ cmd = 'reika-lsp-dev' }).cmd)
   end)
 
+  t.it('takes cacheReuse as auto, off or a chunk size of at least 1', function()
+    for _, v in ipairs({ 'auto', 'off', 1, 64 }) do
+      local o, err = config.resolve({ settings = { cacheReuse = v } })
+      t.eq(nil, err, vim.inspect(v))
+      t.eq({ cacheReuse = v }, o.settings)
+    end
+  end)
+
   t.it('keeps the settings as given', function()
     local o = config.resolve({
       settings = { baseUrl = 'http://127.0.0.1:8000/v1', contextWindow = 32768, minimal = true },
@@ -47,6 +55,7 @@ t.describe('config.resolve', function()
     )
   end)
 
+  local reuse = 'settings.cacheReuse: want auto, off or a whole number >= 1'
   local bad = {
     { { nope = 1 }, 'unknown option "nope"' },
     { { cmd = {} }, 'cmd: want a non%-empty list' },
@@ -58,6 +67,11 @@ t.describe('config.resolve', function()
     { { settings = { maxTokens = -1 } }, 'settings.maxTokens: want a whole number' },
     { { settings = { minimal = 'yes' } }, 'settings.minimal: want a boolean' },
     { { settings = { approve = 'always' } }, 'settings.approve: want one of ask, edits, all' },
+    { { settings = { cacheReuse = 0 } }, reuse },
+    { { settings = { cacheReuse = 8.5 } }, reuse },
+    { { settings = { cacheReuse = 'never' } }, reuse },
+    { { settings = { cacheReuse = '64' } }, reuse },
+    { { settings = { cacheReuse = true } }, reuse },
     { { keymaps = 'yes' }, 'keymaps: want true, false or a table' },
     { { keymaps = { fly = 'x' } }, 'keymaps: unknown action "fly"' },
     { { keymaps = { ask = '' } }, 'keymaps.ask: want a key sequence or false' },

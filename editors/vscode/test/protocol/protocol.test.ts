@@ -37,7 +37,7 @@ import {
 import { chipText } from '../../src/chip';
 import { unsavedEditMessage } from '../../src/editSave';
 import { CompactCodeAction, ServerCommands, Status, TranscriptEvent } from '../../src/protocol';
-import { mapSettings, ServerSettingKey, ServerSettingsObject } from '../../src/settings';
+import { didChangeConfigurationParams, mapSettings, ServerSettingKey, ServerSettingsObject } from '../../src/settings';
 import { Conversation } from '../../src/chatModel';
 import {
 	deadURL,
@@ -197,6 +197,63 @@ test('the server keeps serving with the engine down', { timeout: 4 * hangGuardMs
 		skipIfUnavailable(t, e);
 	} finally {
 		session?.kill();
+		fs.rmSync(scratch, { recursive: true, force: true });
+	}
+});
+
+test('reika.cacheReuse reaches the server: it refuses what the extension refuses and takes what it sends', { timeout: 6 * hangGuardMs }, async (t) => {
+	const { scratch, root } = workspace();
+	let session: LspSession | undefined;
+	let engine: FakeEngine | undefined;
+	try {
+		const bin = await serverBinary(scratch);
+		engine = await startFakeEngine(scratch, ['-ctx', '16000']);
+
+		// A value the extension reports and leaves out, sent anyway (as a
+		// hand-written client would): the server refuses it with its own
+		// error, so the two checks agree on it.
+		const refused = mapSettings((k) => (k === 'cacheReuse' ? 'sometimes' : undefined));
+		assert.deepEqual(refused.settings, {});
+		assert.equal(refused.problems.length, 1, refused.problems.join('\n'));
+		const bad = { baseUrl: engine.url, cacheReuse: 'sometimes' } as unknown as ServerSettingsObject;
+		session = new LspSession(bin, root, isolatedEnv(scratch), bad);
+		const s = session;
+		checkCapabilities(await s.initialize(initParams(root, bad)));
+		const err = await s.waitFor("the server's error for the bad cacheReuse", () =>
+			s.messages.find((m) => m.type === MessageType.Error && m.message.includes('cacheReuse')),
+		);
+		assert.match(err.message, /cacheReuse: want auto, off or a chunk size/);
+		const failed = await s.waitFor('the error status', () => (lastStatus(s)?.level === 'error' ? s.statuses.length : undefined));
+
+		// The value as the extension sends it (' 64 ' becomes 64): the server
+		// takes it and builds the agent it could not build before.
+		const good = settingsFor({ baseUrl: engine.url, cacheReuse: ' 64 ' });
+		assert.equal(good.cacheReuse, 64);
+		await s.sendNotification('workspace/didChangeConfiguration', didChangeConfigurationParams(good));
+		const ready = await s.waitFor('a status without the error', () =>
+			s.statuses.slice(failed).find((st) => st.level !== 'error'),
+		);
+		assert.ok(!ready.tooltip.includes('cacheReuse'), ready.tooltip);
+		const r = await s.execute(ServerCommands.ask, [{ prompt: 'hello' }]);
+		assert.equal(r.status, 'done', JSON.stringify(r));
+
+		// "off" is taken by the running agent too: the server answers an
+		// update it took with a status, one it refused with an error.
+		const off = settingsFor({ baseUrl: engine.url, cacheReuse: 'OFF' });
+		assert.equal(off.cacheReuse, 'off');
+		const before = s.statuses.length;
+		await s.sendNotification('workspace/didChangeConfiguration', didChangeConfigurationParams(off));
+		await s.waitFor('the status after the update', () => (s.statuses.length > before ? true : undefined));
+		const r2 = await s.execute(ServerCommands.ask, [{ prompt: 'hello again' }]);
+		assert.equal(r2.status, 'done', JSON.stringify(r2));
+		const errors = s.messages.filter((m) => m.type === MessageType.Error);
+		assert.equal(errors.length, 1, JSON.stringify(errors));
+		assert.equal(await s.shutdown(), 0);
+	} catch (e) {
+		skipIfUnavailable(t, e);
+	} finally {
+		session?.kill();
+		engine?.stop();
 		fs.rmSync(scratch, { recursive: true, force: true });
 	}
 });

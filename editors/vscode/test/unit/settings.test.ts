@@ -17,7 +17,14 @@ const pkgDir = path.resolve(__dirname, '../../..');
 const repoRoot = path.resolve(pkgDir, '../..');
 
 interface Manifest {
-	contributes: { configuration: { properties: Record<string, { markdownDescription?: string; description?: string }> } };
+	contributes: {
+		configuration: {
+			properties: Record<
+				string,
+				{ markdownDescription?: string; description?: string; type?: unknown; pattern?: string; default?: unknown }
+			>;
+		};
+	};
 }
 
 function manifest(): Manifest {
@@ -80,12 +87,13 @@ test('unusable values are reported and left out', () => {
 		debug: 'yes',
 		approve: 'never',
 		profile: 7,
+		cacheReuse: 'sometimes',
 		model: 'ok-model',
 	};
 	const { settings, problems } = mapSettings((k) => user[k]);
 	assert.deepEqual(settings, { model: 'ok-model' });
-	assert.equal(problems.length, 7, problems.join('\n'));
-	for (const k of ['baseUrl', 'apiKeyEnv', 'contextWindow', 'minGenTokens', 'debug', 'approve', 'profile']) {
+	assert.equal(problems.length, 8, problems.join('\n'));
+	for (const k of ['baseUrl', 'apiKeyEnv', 'contextWindow', 'minGenTokens', 'debug', 'approve', 'profile', 'cacheReuse']) {
 		assert.ok(
 			problems.some((p) => p.startsWith(`reika.${k}:`)),
 			`no problem for ${k}:\n${problems.join('\n')}`,
@@ -93,6 +101,64 @@ test('unusable values are reported and left out', () => {
 	}
 	// A pasted key is never echoed.
 	assert.ok(!problems.join('\n').includes('sk-secret-123'));
+});
+
+// What cacheReuse turns into, as the server's cacheReuse() in
+// agent/settings.go parses it; undefined: unset; 'problem': refused.
+const cacheReuseCases: [unknown, SettingValueOrProblem][] = [
+	['auto', 'auto'],
+	[' AUTO ', 'auto'],
+	['off', 'off'],
+	['Off', 'off'],
+	['64', 64],
+	[' 8 ', 8],
+	[1, 1],
+	[256, 256],
+	['', undefined],
+	[null, undefined],
+	['0', 'problem'],
+	[0, 'problem'],
+	[-8, 'problem'],
+	['-8', 'problem'],
+	[1.5, 'problem'],
+	['1.5', 'problem'],
+	['64k', 'problem'],
+	['none', 'problem'],
+	['99999999999999999999', 'problem'],
+	[true, 'problem'],
+];
+
+type SettingValueOrProblem = string | number | undefined | 'problem';
+
+test('cacheReuse takes auto, off or a chunk size of at least 1, and refuses the rest', () => {
+	for (const [v, want] of cacheReuseCases) {
+		const { settings, problems } = mapSettings((k) => (k === 'cacheReuse' ? v : undefined));
+		if (want === 'problem') {
+			assert.deepEqual(settings, {}, `${JSON.stringify(v)} was sent`);
+			assert.equal(problems.length, 1, `${JSON.stringify(v)}: ${problems.join('\n')}`);
+			assert.match(problems[0] ?? '', /^reika\.cacheReuse: want auto, off or a chunk size/);
+		} else {
+			assert.deepEqual(problems, [], `${JSON.stringify(v)}`);
+			assert.deepEqual(settings, want === undefined ? {} : { cacheReuse: want }, `${JSON.stringify(v)}`);
+		}
+	}
+});
+
+test("the Settings UI's check of reika.cacheReuse agrees with the conversion on what it can type", () => {
+	const p = manifest().contributes.configuration.properties['reika.cacheReuse'];
+	assert.ok(p !== undefined && p.pattern !== undefined, 'reika.cacheReuse has a pattern');
+	assert.equal(p.type, 'string', 'a text field: the Settings UI edits no union of types');
+	const re = new RegExp(p.pattern);
+	assert.ok(re.test(String(p.default)), `the default ${JSON.stringify(p.default)} passes the pattern`);
+	// The canonical spellings: the pattern flags only what the server refuses.
+	for (const v of ['', 'auto', 'off', '1', '8', '64', '4096']) {
+		assert.ok(re.test(v), `pattern refuses ${JSON.stringify(v)}`);
+	}
+	for (const [v, want] of cacheReuseCases) {
+		if (typeof v === 'string' && want === 'problem') {
+			assert.ok(!re.test(v), `pattern lets ${JSON.stringify(v)} through, the server refuses it`);
+		}
+	}
 });
 
 test('explicitValue takes the most specific scope; defaults are not values', () => {
