@@ -216,18 +216,9 @@ func LoadSettings(src SettingsSource) (Settings, error) {
 			return Settings{}, fmt.Errorf("editor settings: unknown setting %q (known: %s)", k, strings.Join(SettingNames(), ", "))
 		}
 	}
-
-	// The profile name itself follows editor > env > default.
-	profile := DefaultProfile
-	if v, ok := getenv("REIKA_PROFILE"); ok && v != "" {
-		profile = v
-	}
-	if v, ok := editor["profile"]; ok {
-		s, ok := v.(string)
-		if !ok || s == "" {
-			return Settings{}, fmt.Errorf("editor setting profile: want a non-empty string, got %v", v)
-		}
-		profile = s
+	profile, err := profileName(editor, getenv)
+	if err != nil {
+		return Settings{}, err
 	}
 	path := src.ConfigFile
 	if path == "" {
@@ -237,7 +228,6 @@ func LoadSettings(src SettingsSource) (Settings, error) {
 	if err != nil {
 		return Settings{}, err
 	}
-
 	s := Settings{
 		BaseURL:         DefaultBaseURL,
 		Profile:         profile,
@@ -247,10 +237,39 @@ func LoadSettings(src SettingsSource) (Settings, error) {
 		Sources:         map[string]string{},
 		KeyEnvs:         keyEnvs,
 	}
-	// Apply layers from lowest to highest precedence.
+	if err := s.applyLayers(prof, "profile "+profile, path, getenv, editor); err != nil {
+		return Settings{}, err
+	}
+	s.Profile = profile
+	if err := s.resolveKey(getenv); err != nil {
+		return Settings{}, err
+	}
+	return s, nil
+}
+
+// profileName is the active profile: the editor's setting, else
+// REIKA_PROFILE, else DefaultProfile.
+func profileName(editor map[string]any, getenv func(string) (string, bool)) (string, error) {
+	profile := DefaultProfile
+	if v, ok := getenv("REIKA_PROFILE"); ok && v != "" {
+		profile = v
+	}
+	if v, ok := editor["profile"]; ok {
+		s, ok := v.(string)
+		if !ok || s == "" {
+			return "", fmt.Errorf("editor setting profile: want a non-empty string, got %v", v)
+		}
+		profile = s
+	}
+	return profile, nil
+}
+
+// applyLayers sets the profile's values (from the config file at path),
+// then the REIKA_* variables, then the editor's, each over the one before.
+func (s *Settings) applyLayers(prof map[string]any, profFrom, path string, getenv func(string) (string, bool), editor map[string]any) error {
 	for k, v := range prof {
-		if err := s.set(k, v, "profile "+profile); err != nil {
-			return Settings{}, fmt.Errorf("%s: %w", path, err)
+		if err := s.set(k, v, profFrom); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
 		}
 	}
 	for _, k := range settingsTable {
@@ -259,29 +278,32 @@ func LoadSettings(src SettingsSource) (Settings, error) {
 		}
 		if v, ok := getenv(k.env); ok && v != "" {
 			if err := s.set(k.name, v, "env"); err != nil {
-				return Settings{}, fmt.Errorf("%s: %w", k.env, err)
+				return fmt.Errorf("%s: %w", k.env, err)
 			}
 		}
 	}
 	for k, v := range editor {
 		if err := s.set(k, v, "editor"); err != nil {
-			return Settings{}, fmt.Errorf("editor setting %w", err)
+			return fmt.Errorf("editor setting %w", err)
 		}
 	}
-	s.Profile = profile
+	return nil
+}
 
-	// The key: REIKA_API_KEY, or the variable apiKeyEnv names.
+// resolveKey reads the API key: REIKA_API_KEY, or the variable apiKeyEnv
+// names, which must then be set.
+func (s *Settings) resolveKey(getenv func(string) (string, bool)) error {
 	if v, ok := getenv("REIKA_API_KEY"); ok {
 		s.APIKey = v
 	}
 	if s.APIKeyEnv != "" {
 		v, ok := getenv(s.APIKeyEnv)
 		if !ok {
-			return Settings{}, fmt.Errorf("setting apiKeyEnv names %s, which is not set", s.APIKeyEnv)
+			return fmt.Errorf("setting apiKeyEnv names %s, which is not set", s.APIKeyEnv)
 		}
 		s.APIKey = v
 	}
-	return s, nil
+	return nil
 }
 
 func knownSetting(name string) bool { return lookupSetting(name) != nil }
