@@ -75,42 +75,103 @@ const (
 	CacheReuseOff  = -1
 )
 
-// settingKeys maps each setting to its environment variable, in the order
-// of DESIGN.md §5.
-var settingKeys = []struct{ name, env string }{
-	{"baseUrl", "REIKA_BASE_URL"},
-	{"model", "REIKA_MODEL"},
-	{"apiKeyEnv", ""},
-	{"profile", "REIKA_PROFILE"},
-	{"contextWindow", "REIKA_CONTEXT_WINDOW"},
-	{"minGenTokens", "REIKA_MIN_GEN_TOKENS"},
-	{"maxTokens", "REIKA_MAX_TOKENS"},
-	{"repoMapBudget", "REIKA_REPO_MAP_BUDGET"},
-	{"reasoningRounds", "REIKA_REASONING_ROUNDS"},
-	{"minimal", "REIKA_MINIMAL"},
-	{"debug", "REIKA_DEBUG"},
-	{"approve", "REIKA_APPROVE"},
-	{"modelsUrl", "REIKA_MODELS_URL"},
-	{"cacheReuse", "REIKA_CACHE_REUSE"},
+// setting is one row of the settings table: the key of the editor's
+// settings object and of the config file's profiles, the REIKA_* variable
+// that sets it ("" for none), the default and the advice the README's
+// settings table shows, and how a value of any layer (JSON, TOML or the
+// environment's text) is put into Settings.
+type setting struct {
+	name string
+	env  string
+	// envDoc is the variable column of the README's table when it is not
+	// env (apiKeyEnv is read through the variable it names, the key
+	// itself through REIKA_API_KEY).
+	envDoc string
+	def    string // the README's default column
+	doc    string // the README's "when to touch it" column
+	set    func(s *Settings, v any) error
+}
+
+// settingsTable is every setting, in the order of DESIGN.md §5. The
+// environment names, the config keys, LoadSettings and the README's table
+// come from it (TestSettingsDocs checks the README and both editors
+// against it).
+var settingsTable = []setting{
+	{name: "baseUrl", env: "REIKA_BASE_URL", def: "`" + DefaultBaseURL + "`", doc: "your engine is elsewhere",
+		set: func(s *Settings, v any) (err error) {
+			s.BaseURL, err = stringValue("baseUrl", v)
+			s.BaseURL = strings.TrimRight(s.BaseURL, "/")
+			return err
+		}},
+	{name: "model", env: "REIKA_MODEL", def: "the endpoint's only model", doc: "the endpoint serves several",
+		set: func(s *Settings, v any) (err error) { s.Model, err = stringValue("model", v); return err }},
+	{name: "apiKeyEnv", envDoc: "REIKA_API_KEY", def: "none", doc: "hosted endpoints; never logged",
+		set: func(s *Settings, v any) (err error) { s.APIKeyEnv, err = stringValue("apiKeyEnv", v); return err }},
+	{name: "profile", env: "REIKA_PROFILE", def: "`" + DefaultProfile + "`", doc: "switch between config profiles",
+		// resolved before the layers (LoadSettings): only checked here
+		set: func(s *Settings, v any) error { _, err := stringValue("profile", v); return err }},
+	{name: "contextWindow", env: "REIKA_CONTEXT_WINDOW", def: "discovered", doc: "the engine reports nothing, or you want less than it has",
+		set: func(s *Settings, v any) (err error) {
+			s.ContextWindow, err = countValue("contextWindow", v)
+			return err
+		}},
+	{name: "minGenTokens", env: "REIKA_MIN_GEN_TOKENS", def: "learned (starts at 2048)", doc: "a thinking model on a small window is cut off before the reserve has learned",
+		set: func(s *Settings, v any) (err error) { s.MinGenTokens, err = countValue("minGenTokens", v); return err }},
+	{name: "maxTokens", env: "REIKA_MAX_TOKENS", def: "none", doc: "cap every reply",
+		set: func(s *Settings, v any) (err error) { s.MaxTokens, err = countValue("maxTokens", v); return err }},
+	{name: "repoMapBudget", env: "REIKA_REPO_MAP_BUDGET", def: "5% of the window, 3200–12000 chars", doc: "the map takes room the task needs",
+		set: func(s *Settings, v any) (err error) {
+			s.RepoMapBudget, err = countValue("repoMapBudget", v)
+			return err
+		}},
+	{name: "reasoningRounds", env: "REIKA_REASONING_ROUNDS", def: strconv.Itoa(DefaultReasoningRounds), doc: "only with no known window: rounds that keep their reasoning",
+		set: func(s *Settings, v any) (err error) {
+			s.ReasoningRounds, err = countValue("reasoningRounds", v)
+			return err
+		}},
+	{name: "minimal", env: "REIKA_MINIMAL", def: "false", doc: "drop the repo map and AGENTS.md on tiny windows",
+		set: func(s *Settings, v any) (err error) { s.Minimal, err = boolValue("minimal", v); return err }},
+	{name: "debug", env: "REIKA_DEBUG", def: "false", doc: "log one prefix-cache line per round: append, or where it diverged and what the engine reprocessed",
+		set: func(s *Settings, v any) (err error) { s.Debug, err = boolValue("debug", v); return err }},
+	{name: "approve", env: "REIKA_APPROVE", def: "`" + ApproveAsk + "`", doc: "`edits` allows file edits, `all` everything inside the workspace",
+		set: func(s *Settings, v any) (err error) {
+			s.Approve, err = stringValue("approve", v)
+			if err == nil && s.Approve != ApproveAsk && s.Approve != ApproveEdits && s.Approve != ApproveAll {
+				err = fmt.Errorf("approve: want ask, edits or all, got %q", s.Approve)
+			}
+			return err
+		}},
+	{name: "modelsUrl", env: "REIKA_MODELS_URL", def: "`" + DefaultModelsURL + "`", doc: "the catalog of hosted models' windows (never asked for local hosts)",
+		set: func(s *Settings, v any) (err error) { s.ModelsURL, err = stringValue("modelsUrl", v); return err }},
+	{name: "cacheReuse", env: "REIKA_CACHE_REUSE", def: "`auto` (8)", doc: "llama.cpp only: the smallest chunk of its cache it may shift into place after a change (`off`: none; see KV shifting)",
+		set: func(s *Settings, v any) (err error) { s.CacheReuse, err = cacheReuse(v); return err }},
 }
 
 // SettingNames lists every setting key (DESIGN.md §5), in order.
 func SettingNames() []string {
-	names := make([]string, len(settingKeys))
-	for i, k := range settingKeys {
+	names := make([]string, len(settingsTable))
+	for i, k := range settingsTable {
 		names[i] = k.name
 	}
 	return names
 }
 
 // EnvName returns the REIKA_* variable of a setting, "" when it has none.
-func EnvName(setting string) string {
-	for _, k := range settingKeys {
-		if k.name == setting {
-			return k.env
-		}
+func EnvName(name string) string {
+	if k := lookupSetting(name); k != nil {
+		return k.env
 	}
 	return ""
+}
+
+// lookupSetting is the table's row for name; nil for an unknown setting.
+func lookupSetting(name string) *setting {
+	for i := range settingsTable {
+		if settingsTable[i].name == name {
+			return &settingsTable[i]
+		}
+	}
+	return nil
 }
 
 // SettingsSource is where LoadSettings reads from. Zero fields are skipped.
@@ -155,18 +216,9 @@ func LoadSettings(src SettingsSource) (Settings, error) {
 			return Settings{}, fmt.Errorf("editor settings: unknown setting %q (known: %s)", k, strings.Join(SettingNames(), ", "))
 		}
 	}
-
-	// The profile name itself follows editor > env > default.
-	profile := DefaultProfile
-	if v, ok := getenv("REIKA_PROFILE"); ok && v != "" {
-		profile = v
-	}
-	if v, ok := editor["profile"]; ok {
-		s, ok := v.(string)
-		if !ok || s == "" {
-			return Settings{}, fmt.Errorf("editor setting profile: want a non-empty string, got %v", v)
-		}
-		profile = s
+	profile, err := profileName(editor, getenv)
+	if err != nil {
+		return Settings{}, err
 	}
 	path := src.ConfigFile
 	if path == "" {
@@ -176,7 +228,6 @@ func LoadSettings(src SettingsSource) (Settings, error) {
 	if err != nil {
 		return Settings{}, err
 	}
-
 	s := Settings{
 		BaseURL:         DefaultBaseURL,
 		Profile:         profile,
@@ -186,51 +237,76 @@ func LoadSettings(src SettingsSource) (Settings, error) {
 		Sources:         map[string]string{},
 		KeyEnvs:         keyEnvs,
 	}
-	// Apply layers from lowest to highest precedence.
+	if err := s.applyLayers(prof, "profile "+profile, path, getenv, editor); err != nil {
+		return Settings{}, err
+	}
+	s.Profile = profile
+	if err := s.resolveKey(getenv); err != nil {
+		return Settings{}, err
+	}
+	return s, nil
+}
+
+// profileName is the active profile: the editor's setting, else
+// REIKA_PROFILE, else DefaultProfile.
+func profileName(editor map[string]any, getenv func(string) (string, bool)) (string, error) {
+	profile := DefaultProfile
+	if v, ok := getenv("REIKA_PROFILE"); ok && v != "" {
+		profile = v
+	}
+	if v, ok := editor["profile"]; ok {
+		s, ok := v.(string)
+		if !ok || s == "" {
+			return "", fmt.Errorf("editor setting profile: want a non-empty string, got %v", v)
+		}
+		profile = s
+	}
+	return profile, nil
+}
+
+// applyLayers sets the profile's values (from the config file at path),
+// then the REIKA_* variables, then the editor's, each over the one before.
+func (s *Settings) applyLayers(prof map[string]any, profFrom, path string, getenv func(string) (string, bool), editor map[string]any) error {
 	for k, v := range prof {
-		if err := s.set(k, v, "profile "+profile); err != nil {
-			return Settings{}, fmt.Errorf("%s: %w", path, err)
+		if err := s.set(k, v, profFrom); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
 		}
 	}
-	for _, k := range settingKeys {
+	for _, k := range settingsTable {
 		if k.env == "" {
 			continue
 		}
 		if v, ok := getenv(k.env); ok && v != "" {
 			if err := s.set(k.name, v, "env"); err != nil {
-				return Settings{}, fmt.Errorf("%s: %w", k.env, err)
+				return fmt.Errorf("%s: %w", k.env, err)
 			}
 		}
 	}
 	for k, v := range editor {
 		if err := s.set(k, v, "editor"); err != nil {
-			return Settings{}, fmt.Errorf("editor setting %w", err)
+			return fmt.Errorf("editor setting %w", err)
 		}
 	}
-	s.Profile = profile
+	return nil
+}
 
-	// The key: REIKA_API_KEY, or the variable apiKeyEnv names.
+// resolveKey reads the API key: REIKA_API_KEY, or the variable apiKeyEnv
+// names, which must then be set.
+func (s *Settings) resolveKey(getenv func(string) (string, bool)) error {
 	if v, ok := getenv("REIKA_API_KEY"); ok {
 		s.APIKey = v
 	}
 	if s.APIKeyEnv != "" {
 		v, ok := getenv(s.APIKeyEnv)
 		if !ok {
-			return Settings{}, fmt.Errorf("setting apiKeyEnv names %s, which is not set", s.APIKeyEnv)
+			return fmt.Errorf("setting apiKeyEnv names %s, which is not set", s.APIKeyEnv)
 		}
 		s.APIKey = v
 	}
-	return s, nil
+	return nil
 }
 
-func knownSetting(name string) bool {
-	for _, k := range settingKeys {
-		if k.name == name {
-			return true
-		}
-	}
-	return false
-}
+func knownSetting(name string) bool { return lookupSetting(name) != nil }
 
 // decodeObject decodes a JSON object; null, absent and [] are empty.
 func decodeObject(raw json.RawMessage) (map[string]any, error) {
@@ -296,97 +372,72 @@ func loadProfile(path, name string) (map[string]any, []string, error) {
 	return prof, keyEnvs, nil
 }
 
-// set assigns one setting from a JSON, TOML or environment value.
+// set assigns one setting from a JSON, TOML or environment value and
+// records where it came from.
 func (s *Settings) set(name string, v any, from string) error {
-	str := func() (string, error) {
-		switch x := v.(type) {
-		case string:
-			return x, nil
-		}
-		return "", fmt.Errorf("%s: want a string, got %v", name, v)
+	k := lookupSetting(name)
+	if k == nil {
+		return fmt.Errorf("unknown setting %q", name)
 	}
-	num := func(min int) (int, error) {
-		var n int
-		switch x := v.(type) {
-		case float64:
-			if x != float64(int(x)) {
-				return 0, fmt.Errorf("%s: want a whole number, got %v", name, x)
-			}
-			n = int(x)
-		case int64:
-			n = int(x)
-		case int:
-			n = x
-		case string:
-			i, err := strconv.Atoi(strings.TrimSpace(x))
-			if err != nil {
-				return 0, fmt.Errorf("%s: want a whole number, got %q", name, x)
-			}
-			n = i
-		default:
-			return 0, fmt.Errorf("%s: want a whole number, got %v", name, v)
-		}
-		if n < min {
-			return 0, fmt.Errorf("%s: want at least %d, got %d", name, min, n)
-		}
-		return n, nil
-	}
-	boolean := func() (bool, error) {
-		switch x := v.(type) {
-		case bool:
-			return x, nil
-		case string:
-			switch strings.ToLower(strings.TrimSpace(x)) {
-			case "1", "true", "yes", "on":
-				return true, nil
-			case "0", "false", "no", "off", "":
-				return false, nil
-			}
-		}
-		return false, fmt.Errorf("%s: want true or false, got %v", name, v)
-	}
-	var err error
-	switch name {
-	case "baseUrl":
-		s.BaseURL, err = str()
-		s.BaseURL = strings.TrimRight(s.BaseURL, "/")
-	case "model":
-		s.Model, err = str()
-	case "apiKeyEnv":
-		s.APIKeyEnv, err = str()
-	case "profile":
-		_, err = str() // resolved before the layers
-	case "contextWindow":
-		s.ContextWindow, err = num(0)
-	case "minGenTokens":
-		s.MinGenTokens, err = num(0)
-	case "maxTokens":
-		s.MaxTokens, err = num(0)
-	case "repoMapBudget":
-		s.RepoMapBudget, err = num(0)
-	case "reasoningRounds":
-		s.ReasoningRounds, err = num(0)
-	case "minimal":
-		s.Minimal, err = boolean()
-	case "debug":
-		s.Debug, err = boolean()
-	case "approve":
-		s.Approve, err = str()
-		if err == nil && s.Approve != ApproveAsk && s.Approve != ApproveEdits && s.Approve != ApproveAll {
-			err = fmt.Errorf("approve: want ask, edits or all, got %q", s.Approve)
-		}
-	case "modelsUrl":
-		s.ModelsURL, err = str()
-	case "cacheReuse":
-		s.CacheReuse, err = cacheReuse(v)
-	default:
-		err = fmt.Errorf("unknown setting %q", name)
-	}
-	if err != nil {
+	if err := k.set(s, v); err != nil {
 		return err
 	}
 	s.Sources[name] = from
 	return nil
+}
+
+// stringValue is a string setting's value.
+func stringValue(name string, v any) (string, error) {
+	if x, ok := v.(string); ok {
+		return x, nil
+	}
+	return "", fmt.Errorf("%s: want a string, got %v", name, v)
+}
+
+// countValue is a whole number of at least 0: a JSON or TOML number, or
+// its digits.
+func countValue(name string, v any) (int, error) {
+	var n int
+	switch x := v.(type) {
+	case float64:
+		if x != float64(int(x)) {
+			return 0, fmt.Errorf("%s: want a whole number, got %v", name, x)
+		}
+		n = int(x)
+	case int64:
+		n = int(x)
+	case int:
+		n = x
+	case string:
+		i, err := strconv.Atoi(strings.TrimSpace(x))
+		if err != nil {
+			return 0, fmt.Errorf("%s: want a whole number, got %q", name, x)
+		}
+		n = i
+	default:
+		return 0, fmt.Errorf("%s: want a whole number, got %v", name, v)
+	}
+	if n < 0 {
+		return 0, fmt.Errorf("%s: want at least 0, got %d", name, n)
+	}
+	return n, nil
+}
+
+// boolValue is a boolean setting's value: true or false, or in the
+// environment's text 1/true/yes/on and 0/false/no/off (empty is false).
+func boolValue(name string, v any) (bool, error) {
+	switch x := v.(type) {
+	case bool:
+		return x, nil
+	case string:
+		switch strings.ToLower(strings.TrimSpace(x)) {
+		case "1", "true", "yes", "on":
+			return true, nil
+		case "0", "false", "no", "off", "":
+			return false, nil
+		}
+	}
+	return false, fmt.Errorf("%s: want true or false, got %v", name, v)
 }
 
 // cacheReuse parses the cacheReuse setting: "auto", "off", or a chunk size
