@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 	"github.com/reika-lsp/reika-lsp/agent/tools"
 )
 
@@ -177,7 +178,7 @@ type Service interface {
 // Options are what an agent is built from.
 type Options struct {
 	Workspace Workspace
-	Model     Model
+	Model     llm.Model
 	Approver  Approver
 	Events    Events
 	Settings  Settings
@@ -188,5 +189,5 @@ type Options struct {
 	// Resume picks up the workspace's last session on the first turn.
 	Resume bool
 	// NewModel, when set, builds a model for changed endpoint settings.
-	NewModel func(Settings) (Model, error)
+	NewModel func(Settings) (llm.Model, error)
 }

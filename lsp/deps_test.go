@@ -7,7 +7,7 @@ import (
 )
 
 // DESIGN.md §1: lsp imports agent and go.lsp.dev; the engine client and
-// go-openai stay behind agent.Model, wired in by cmd.
+// go-openai stay behind llm.Model, wired in by cmd.
 func TestDependencyDirection(t *testing.T) {
 	deptest.Forbid(t, ".",
 		"github.com/sashabaranov/go-openai",

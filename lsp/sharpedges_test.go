@@ -16,6 +16,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/reika-lsp/reika-lsp/agent"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 	"github.com/reika-lsp/reika-lsp/agent/tools"
 	"github.com/reika-lsp/reika-lsp/lsp/lsptest"
 )
@@ -165,7 +166,7 @@ func TestSharpEdgeJSONZeroValues(t *testing.T) {
 		f.Turn = func(ctx context.Context, f *fakeAgent, p agent.AskParams) agent.AskResult {
 			f.Opts.Events.Transcript(agent.Event{Session: "s1", Turn: 1, Kind: agent.EventInfo, Text: "x"})
 			f.Opts.Events.Transcript(agent.Event{Session: "s1", Turn: 1, Round: 1, Kind: agent.EventToolCall, Tool: "read", Args: json.RawMessage(`{"path":"a.go"}`), Tokens: 12})
-			f.Opts.Events.Status(agent.Status{Text: "ctx 16k", Level: agent.LevelOK, Size: 16000, WindowSource: agent.SourceNone})
+			f.Opts.Events.Status(agent.Status{Text: "ctx 16k", Level: agent.LevelOK, Size: 16000, WindowSource: llm.SourceNone})
 			return agent.AskResult{Session: "s1", Status: agent.AskDone}
 		}
 	}})
@@ -196,7 +197,7 @@ func TestSharpEdgeEmptyArraysForObjects(t *testing.T) {
 	caps := map[string]any{"workspace": []any{}, "window": map[string]any{"workDoneProgress": true, "showMessage": []any{}}, "textDocument": []any{}}
 	h.initialize(caps, []any{})
 	f := h.agent()
-	if f.Opts.Settings.Model != "" || f.Opts.Settings.BaseURL != agent.DefaultBaseURL {
+	if f.Opts.Settings.Model != "" || f.Opts.Settings.BaseURL != llm.DefaultBaseURL {
 		t.Errorf("settings from [] initializationOptions = %+v", f.Opts.Settings)
 	}
 	h.c.Notify(h.ctx, "workspace/didChangeConfiguration", map[string]any{"settings": []any{}})

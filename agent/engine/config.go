@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"github.com/reika-lsp/reika-lsp/agent"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 )
 
 // Config configures a Client.
 type Config struct {
 	// BaseURL is the OpenAI-compatible base URL, e.g.
 	// http://127.0.0.1:8080/v1 (llama-server's default); "" means
-	// agent.DefaultBaseURL.
+	// llm.DefaultBaseURL.
 	BaseURL string
 	// BaseURLFrom is where BaseURL came from, as agent.Settings.Sources
 	// says ("editor", "env", "profile NAME"; "" for the default): an
@@ -29,7 +30,7 @@ type Config struct {
 	// profile; > 0 wins over discovery (source "setting").
 	ContextWindow int
 	// ModelsURL is the models.dev catalog URL (REIKA_MODELS_URL); "" means
-	// agent.DefaultModelsURL.
+	// llm.DefaultModelsURL.
 	ModelsURL string
 	// CacheDir is where the catalog is cached; "" means reika in the user
 	// cache directory (os.UserCacheDir: $XDG_CACHE_HOME, else ~/.cache, on
@@ -68,10 +69,10 @@ func ConfigFromSettings(s agent.Settings) Config {
 // checks nothing.
 func (cfg Config) withDefaults() Config {
 	if cfg.BaseURL == "" {
-		cfg.BaseURL = agent.DefaultBaseURL
+		cfg.BaseURL = llm.DefaultBaseURL
 	}
 	if cfg.ModelsURL == "" {
-		cfg.ModelsURL = agent.DefaultModelsURL
+		cfg.ModelsURL = llm.DefaultModelsURL
 	}
 	if cfg.CacheDir == "" {
 		dir, err := os.UserCacheDir()

@@ -1,6 +1,9 @@
 package engine
 
-import "github.com/reika-lsp/reika-lsp/agent"
+import (
+	"github.com/reika-lsp/reika-lsp/agent"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
+)
 
 // DefaultCacheReuse is the n_cache_reuse reika asks llama.cpp for when the
 // cacheReuse setting is auto: the smallest run of tokens, after the first
@@ -34,7 +37,7 @@ const CacheReuseServer = -2
 
 // cacheReuse is the n_cache_reuse to send with a chat request, and whether
 // to send it at all: only to llama.cpp, which alone reads it.
-func (c *Client) cacheReuse(info agent.ModelInfo) (int, bool) {
+func (c *Client) cacheReuse(info llm.ModelInfo) (int, bool) {
 	if info.Engine != EngineLlamaCpp {
 		return 0, false
 	}

@@ -3,13 +3,14 @@ package main
 import (
 	"github.com/reika-lsp/reika-lsp/agent"
 	"github.com/reika-lsp/reika-lsp/agent/engine"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 )
 
 // newAgent builds the workspace's agent for the language server: the
 // engine client as its model, logging to the server's log, resuming the
 // workspace's last session.
 func newAgent(opts agent.Options) (agent.Service, error) {
-	newModel := func(s agent.Settings) (agent.Model, error) { return newModel(s, opts.Logf) }
+	newModel := func(s agent.Settings) (llm.Model, error) { return newModel(s, opts.Logf) }
 	model, err := newModel(opts.Settings)
 	if err != nil {
 		return nil, err
@@ -22,7 +23,7 @@ func newAgent(opts agent.Options) (agent.Service, error) {
 
 // newModel is the engine client for the settings; its log lines
 // (discovery, retries, fallbacks, waiting for a loading model) go to logf.
-func newModel(s agent.Settings, logf func(string, ...any)) (agent.Model, error) {
+func newModel(s agent.Settings, logf func(string, ...any)) (llm.Model, error) {
 	cfg := engine.ConfigFromSettings(s)
 	cfg.Logf = logf
 	c, err := engine.New(cfg)

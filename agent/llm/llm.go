@@ -1,4 +1,4 @@
-package agent
+package llm
 
 import (
 	"context"
@@ -50,6 +50,13 @@ type TokenCounter interface {
 // ErrNoTokenizer says the engine has no tokenizer endpoint (hosted
 // endpoints, Ollama, LM Studio).
 var ErrNoTokenizer = errors.New("the engine has no tokenizer endpoint")
+
+// Where a model is when nothing says otherwise: a llama-server on this
+// machine, and the catalog of models' windows.
+const (
+	DefaultBaseURL   = "http://127.0.0.1:8080/v1"
+	DefaultModelsURL = "https://models.dev/api.json"
+)
 
 // Window sources, as shown in the status item (PROTOCOL.md).
 const (
