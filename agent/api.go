@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/reika-lsp/reika-lsp/agent/approval"
 	"github.com/reika-lsp/reika-lsp/agent/llm"
 	"github.com/reika-lsp/reika-lsp/agent/tools"
 )
@@ -99,7 +100,7 @@ const (
 
 // Approver asks the user to approve a tool call. No answer means Deny.
 type Approver interface {
-	Approve(ctx context.Context, a tools.Approval) Decision
+	Approve(ctx context.Context, a approval.Request) Decision
 }
 
 // Workspace is the project the agent works in.

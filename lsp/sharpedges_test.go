@@ -16,8 +16,8 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/reika-lsp/reika-lsp/agent"
+	"github.com/reika-lsp/reika-lsp/agent/approval"
 	"github.com/reika-lsp/reika-lsp/agent/llm"
-	"github.com/reika-lsp/reika-lsp/agent/tools"
 	"github.com/reika-lsp/reika-lsp/lsp/lsptest"
 )
 
@@ -85,7 +85,7 @@ func TestSharpEdgeCallingTheClientDoesNotDeadlock(t *testing.T) {
 		},
 	}, setup: func(f *fakeAgent) {
 		f.Turn = func(ctx context.Context, f *fakeAgent, p agent.AskParams) agent.AskResult {
-			d := f.Opts.Approver.Approve(ctx, tools.Approval{Tool: "bash", Kind: "command", Summary: "run `ls`"})
+			d := f.Opts.Approver.Approve(ctx, approval.Request{Tool: "bash", Kind: "command", Summary: "run `ls`"})
 			return agent.AskResult{Status: agent.AskDone, Message: fmt.Sprint(d)}
 		}
 	}})
@@ -212,7 +212,7 @@ func TestSharpEdgeEmptyArraysForObjects(t *testing.T) {
 		t.Errorf("codeAction with [] context: %v", err)
 	}
 	// showMessage: [] is the capability, present: approvals are asked.
-	if d := f.Opts.Approver.Approve(h.ctx, tools.Approval{Summary: "edit a"}); d != agent.Deny {
+	if d := f.Opts.Approver.Approve(h.ctx, approval.Request{Summary: "edit a"}); d != agent.Deny {
 		t.Errorf("approval with a null answer = %v, want Deny", d)
 	}
 	if len(h.c.Requests("window/showMessageRequest")) != 1 {

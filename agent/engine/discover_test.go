@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reika-lsp/reika-lsp/agent"
 	"github.com/reika-lsp/reika-lsp/agent/enginetest"
 	"github.com/reika-lsp/reika-lsp/agent/llm"
 )
@@ -379,24 +378,6 @@ func TestCatalogNotForSelfHostedEngines(t *testing.T) {
 	info, err := c.Info(ctx(t))
 	if err != nil || info.Window != 32768 || info.Engine != EngineVLLM || info.OutputLimit != 0 || hits.Load() != 0 {
 		t.Errorf("info %+v err %v, %d catalog requests", info, err, hits.Load())
-	}
-}
-
-func TestConfigFromSettings(t *testing.T) {
-	s, err := agent.LoadSettings(agent.SettingsSource{
-		Editor: []byte(`{"contextWindow": 24000, "model": "qwen3"}`),
-		Getenv: func(k string) (string, bool) {
-			v, ok := map[string]string{"REIKA_BASE_URL": "http://10.0.0.2:8000/v1", "REIKA_API_KEY": "sk-x"}[k]
-			return v, ok
-		},
-		ConfigFile: "/nonexistent/config.toml",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := ConfigFromSettings(s)
-	if cfg.BaseURL != "http://10.0.0.2:8000/v1" || cfg.APIKey != "sk-x" || cfg.Model != "qwen3" || cfg.ContextWindow != 24000 || cfg.ModelsURL != llm.DefaultModelsURL {
-		t.Errorf("config %+v", cfg)
 	}
 }
 

@@ -116,7 +116,7 @@ func (c *Client) unreachableHint() string {
 }
 
 // baseURLHint says how to point reika at the engine, in the place the base
-// URL came from (agent.Settings.Sources).
+// URL came from (the agent's Settings.Sources).
 func baseURLHint(from string) string {
 	switch {
 	case from == "editor":

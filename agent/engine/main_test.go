@@ -24,6 +24,17 @@ func TestMain(m *testing.M) {
 
 func TestDeps(t *testing.T) {
 	deptest.Forbid(t, ".", "go.lsp.dev", "github.com/reika-lsp/reika-lsp/lsp", "github.com/reika-lsp/reika-lsp/agent/enginetest")
+	// The engine implements the model contract (agent/llm) and knows
+	// nothing of the agent: no sessions, no tools, no tree-sitter.
+	deptest.ForbidPackage(t, ".", "github.com/reika-lsp/reika-lsp/agent")
+	deptest.Forbid(t, ".", "github.com/reika-lsp/reika-lsp/agent/tools", "github.com/reika-lsp/reika-lsp/outline", "github.com/smacker/go-tree-sitter")
+	// The contract itself is a leaf: the standard library and ctxwin's
+	// message types.
+	for _, d := range deptest.Deps(t, "github.com/reika-lsp/reika-lsp/agent/llm") {
+		if d != "github.com/reika-lsp/reika-lsp/agent/llm" && d != "github.com/reika-lsp/reika-lsp/ctxwin" {
+			t.Errorf("agent/llm imports %s", d)
+		}
+	}
 	// agent/engine is the only importer of go-openai: agent must not.
 	deptest.Forbid(t, "github.com/reika-lsp/reika-lsp/agent", "github.com/sashabaranov/go-openai", "github.com/reika-lsp/reika-lsp/agent/engine")
 }

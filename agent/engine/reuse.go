@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"github.com/reika-lsp/reika-lsp/agent"
 	"github.com/reika-lsp/reika-lsp/agent/llm"
 )
 
@@ -29,6 +28,14 @@ import (
 // the size where chance matches stopped.
 const DefaultCacheReuse = 8
 
+// CacheReuseAuto and CacheReuseOff, as Config.CacheReuse, are the
+// cacheReuse setting's "auto" and "off", with the values of the agent's
+// settings (agent.CacheReuseAuto, agent.CacheReuseOff).
+const (
+	CacheReuseAuto = 0
+	CacheReuseOff  = -1
+)
+
 // CacheReuseServer, as Config.CacheReuse, sends no n_cache_reuse at all, so
 // that the server's own --cache-reuse applies, as it does to a client that
 // does not know the field. No setting gives it: the bench runs the peers'
@@ -44,7 +51,7 @@ func (c *Client) cacheReuse(info llm.ModelInfo) (int, bool) {
 	switch n := c.cfg.CacheReuse; {
 	case n == CacheReuseServer:
 		return 0, false
-	case n == agent.CacheReuseOff:
+	case n == CacheReuseOff:
 		return 0, true
 	case n > 0:
 		return n, true

@@ -1,3 +1,11 @@
+// Package llm is the contract between the agent and a language model: the
+// Model interface and the optional ones a Model may implement (LoadWatcher,
+// TokenCounter), a request and its response, what is known of the model and
+// its window (ModelInfo, the window sources), the engine errors the agent
+// acts on (OverflowError, UnreachableError) and where a model is by
+// default. Package agent consumes it; agent/engine implements it over HTTP;
+// nothing here knows of sessions, tools or editors. It imports only the
+// standard library and ctxwin's message types.
 package llm
 
 import (
