@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 	"github.com/reika-lsp/reika-lsp/agent/tools"
 	"github.com/reika-lsp/reika-lsp/ctxwin"
 	"github.com/reika-lsp/reika-lsp/internal/atomicfile"
@@ -51,8 +52,8 @@ type Agent struct {
 	idle          *sync.Cond         // signalled when brief ends; uses mu
 	set           Settings           // guarded by mu
 	gen           int                // bumped when set, model or info change; guarded by mu
-	model         Model              // guarded by mu
-	info          *ModelInfo         // what Info said; nil until the engine answers; guarded by mu
+	model         llm.Model          // guarded by mu
+	info          *llm.ModelInfo     // what Info said; nil until the engine answers; guarded by mu
 	stopDiscovery context.CancelFunc // stops the discovery running; guarded by mu
 	retryBase     time.Duration      // discovery's first wait between attempts; guarded by mu
 	sess          *session           // guarded by mu; used only by its owner (see session)
@@ -163,16 +164,16 @@ func (a *Agent) resumeAtStart() {
 
 // knownInfo is what is known of the model before the engine answers: its
 // answer when there is one, else the window setting.
-func (a *Agent) knownInfo() ModelInfo {
+func (a *Agent) knownInfo() llm.ModelInfo {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.info != nil {
 		return *a.info
 	}
 	if a.set.ContextWindow > 0 {
-		return ModelInfo{Model: a.set.Model, Window: a.set.ContextWindow, WindowSource: SourceSetting}
+		return llm.ModelInfo{Model: a.set.Model, Window: a.set.ContextWindow, WindowSource: llm.SourceSetting}
 	}
-	return ModelInfo{Model: a.set.Model, WindowSource: SourceNone}
+	return llm.ModelInfo{Model: a.set.Model, WindowSource: llm.SourceNone}
 }
 
 type nopEvents struct{}
@@ -204,7 +205,7 @@ func (a *Agent) generation() int {
 
 // modelInfo is what the engine says, asked again while it has not
 // answered.
-func (a *Agent) modelInfo(ctx context.Context) (ModelInfo, error) {
+func (a *Agent) modelInfo(ctx context.Context) (llm.ModelInfo, error) {
 	a.mu.Lock()
 	info, model := a.info, a.model
 	a.mu.Unlock()
@@ -329,7 +330,7 @@ func (a *Agent) fail(err error) {
 	a.mu.Lock()
 	a.failure = err.Error()
 	a.mu.Unlock()
-	var u *UnreachableError
+	var u *llm.UnreachableError
 	if errors.As(err, &u) {
 		a.notice("engine", LevelError, err.Error())
 	}

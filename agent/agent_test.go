@@ -15,6 +15,7 @@ import (
 	"github.com/reika-lsp/reika-lsp/agent"
 	"github.com/reika-lsp/reika-lsp/agent/engine"
 	"github.com/reika-lsp/reika-lsp/agent/enginetest"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 	"github.com/reika-lsp/reika-lsp/ctxwin"
 	"github.com/reika-lsp/reika-lsp/internal/deptest"
 )
@@ -142,7 +143,7 @@ func TestOverflowShrinksAndRetriesOnce(t *testing.T) {
 			t.Errorf("the retry after request %d is not smaller (%d → %d tokens)", i, recs[i].PromptTokens, recs[i+1].PromptTokens)
 		}
 	}
-	if st := a.Status(); st.WindowSource != agent.SourceOverflow || st.Window == nil || *st.Window != 16000 {
+	if st := a.Status(); st.WindowSource != llm.SourceOverflow || st.Window == nil || *st.Window != 16000 {
 		t.Errorf("the window stated by the overflow was not adopted: %+v", st)
 	}
 }

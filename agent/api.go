@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/reika-lsp/reika-lsp/agent/approval"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 	"github.com/reika-lsp/reika-lsp/agent/tools"
 )
 
@@ -98,7 +100,7 @@ const (
 
 // Approver asks the user to approve a tool call. No answer means Deny.
 type Approver interface {
-	Approve(ctx context.Context, a tools.Approval) Decision
+	Approve(ctx context.Context, a approval.Request) Decision
 }
 
 // Workspace is the project the agent works in.
@@ -177,7 +179,7 @@ type Service interface {
 // Options are what an agent is built from.
 type Options struct {
 	Workspace Workspace
-	Model     Model
+	Model     llm.Model
 	Approver  Approver
 	Events    Events
 	Settings  Settings
@@ -188,5 +190,5 @@ type Options struct {
 	// Resume picks up the workspace's last session on the first turn.
 	Resume bool
 	// NewModel, when set, builds a model for changed endpoint settings.
-	NewModel func(Settings) (Model, error)
+	NewModel func(Settings) (llm.Model, error)
 }

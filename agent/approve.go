@@ -4,7 +4,7 @@ import (
 	"context"
 	"sync"
 
-	"github.com/reika-lsp/reika-lsp/agent/tools"
+	"github.com/reika-lsp/reika-lsp/agent/approval"
 )
 
 // approvals decides whether a tool call may run: the approve setting first
@@ -53,7 +53,7 @@ func (a *approvals) allowedLocked(kind string) bool {
 	return a.allowed[kind]
 }
 
-func (a *approvals) approve(ctx context.Context, req tools.Approval) bool {
+func (a *approvals) approve(ctx context.Context, req approval.Request) bool {
 	a.mu.Lock()
 	allowed := a.allowedLocked(req.Kind)
 	a.mu.Unlock()

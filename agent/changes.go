@@ -3,6 +3,8 @@ package agent
 import (
 	"fmt"
 	"strings"
+
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 )
 
 // Settings and model info that change while a session exists (an editor's
@@ -42,7 +44,7 @@ func (a *Agent) updateIdle() {
 func (a *Agent) applyChanges(sess *session) {
 	a.mu.Lock()
 	gen, s := a.gen, a.set
-	var info *ModelInfo
+	var info *llm.ModelInfo
 	if a.info != nil {
 		i := *a.info
 		info = &i

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
@@ -118,7 +119,7 @@ const reuseMissesToWarn = 3
 // reused beyond the common prefix, or, once per agent, that the engine
 // reused none of what reuseMissesToWarn deletion-shaped requests in a row
 // kept although it was asked to (the model's memory cannot shift).
-func (r *run) reuseText(prev, next []ctxwin.Message, d int, resp *Response) string {
+func (r *run) reuseText(prev, next []ctxwin.Message, d int, resp *llm.Response) string {
 	if resp.Timings == nil {
 		return ""
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
@@ -56,8 +57,8 @@ func TestReuseText(t *testing.T) {
 		{Role: ctxwin.RoleAssistant, Content: "kept " + body}, {Role: ctxwin.RoleUser, Content: "kept too " + body}}
 	next := append(append([]ctxwin.Message(nil), prev[:2]...), prev[4], prev[5], ctxwin.Message{Role: ctxwin.RoleUser, Content: "recap"})
 	r := &run{a: &Agent{}, sess: &session{m: ctxwin.NewManager(ctxwin.NewHistory("system", nil), 0)}}
-	resp := func(cached, reuse int) *Response {
-		return &Response{Timings: &Timings{CacheN: cached}, CacheReuse: reuse}
+	resp := func(cached, reuse int) *llm.Response {
+		return &llm.Response{Timings: &llm.Timings{CacheN: cached}, CacheReuse: reuse}
 	}
 	if s := r.reuseText(prev, next, 2, resp(600, 8)); !strings.Contains(s, "reused about") {
 		t.Errorf("chunks reused: %q", s)

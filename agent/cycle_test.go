@@ -16,6 +16,7 @@ import (
 	"github.com/reika-lsp/reika-lsp/agent"
 	"github.com/reika-lsp/reika-lsp/agent/engine"
 	"github.com/reika-lsp/reika-lsp/agent/enginetest"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 	"github.com/reika-lsp/reika-lsp/agent/tools"
 	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
@@ -355,7 +356,7 @@ func TestNoKnownWindow(t *testing.T) {
 		}
 	}
 	st := a.Status()
-	if strings.Contains(st.Text, "%") || st.Window != nil || st.Percent != nil || st.WindowSource != agent.SourceNone {
+	if strings.Contains(st.Text, "%") || st.Window != nil || st.Percent != nil || st.WindowSource != llm.SourceNone {
 		t.Errorf("status without a window: %+v", st)
 	}
 	if c := a.Compact(context.Background()); c.Folded || !strings.Contains(c.Message, "Nothing to fold against") {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
@@ -16,7 +17,7 @@ import (
 // that diverged names what llama.cpp reused in chunks beyond the common
 // prefix, and the first that could have reused chunks and did not says the
 // model cannot shift (chunkreuse.go).
-func (r *run) debugLine(msgs []ctxwin.Message, div ctxwin.Divergence, resp *Response) {
+func (r *run) debugLine(msgs []ctxwin.Message, div ctxwin.Divergence, resp *llm.Response) {
 	defer func() {
 		r.sess.prevPrompt = 0
 		if resp.Usage != nil {

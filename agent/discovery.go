@@ -3,6 +3,8 @@ package agent
 import (
 	"context"
 	"time"
+
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 )
 
 // Discovery asks the model for its window in the background until the
@@ -15,7 +17,7 @@ import (
 
 // startDiscovery starts discovering model's window, after wait, in place
 // of any discovery already running.
-func (a *Agent) startDiscovery(model Model, wait time.Duration) {
+func (a *Agent) startDiscovery(model llm.Model, wait time.Duration) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed {
@@ -61,7 +63,7 @@ func (a *Agent) retryWait() time.Duration {
 	return a.retryBase
 }
 
-func (a *Agent) discover(ctx context.Context, model Model, wait time.Duration) {
+func (a *Agent) discover(ctx context.Context, model llm.Model, wait time.Duration) {
 	failures := 0
 	for {
 		if wait > 0 {
@@ -93,7 +95,7 @@ func (a *Agent) discover(ctx context.Context, model Model, wait time.Duration) {
 // meanwhile: the engine is up, its window goes to the session (now when
 // it is idle, else at the running turn's next round), and the status says
 // so.
-func (a *Agent) adopt(model Model, info ModelInfo) {
+func (a *Agent) adopt(model llm.Model, info llm.ModelInfo) {
 	a.mu.Lock()
 	if a.model != model || a.closed {
 		a.mu.Unlock()
@@ -116,7 +118,7 @@ func (a *Agent) adopt(model Model, info ModelInfo) {
 
 // infoFailed records that model's engine did not answer; false when the
 // model was replaced meanwhile (its discovery should stop).
-func (a *Agent) infoFailed(model Model, err error) bool {
+func (a *Agent) infoFailed(model llm.Model, err error) bool {
 	a.mu.Lock()
 	if a.model != model || a.closed {
 		a.mu.Unlock()

@@ -13,6 +13,7 @@ import (
 	"github.com/reika-lsp/reika-lsp/agent"
 	"github.com/reika-lsp/reika-lsp/agent/engine"
 	"github.com/reika-lsp/reika-lsp/agent/enginetest"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
@@ -130,7 +131,7 @@ func TestResumeWhileTheEngineIsDown(t *testing.T) {
 	up := w.waitFor(t, "back at level ok with the engine's window", func(s agent.Status) bool {
 		return s.Level == agent.LevelOK && s.Window != nil && *s.Window == 12000
 	})
-	if up.Session != oldSession || up.WindowSource != agent.SourceEndpoint {
+	if up.Session != oldSession || up.WindowSource != llm.SourceEndpoint {
 		t.Errorf("after discovery: %+v", up)
 	}
 	if res := a.Ask(context.Background(), agent.AskParams{Prompt: "RESUME now"}); res.Status != agent.AskDone || res.Session != oldSession {

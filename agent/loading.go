@@ -1,6 +1,10 @@
 package agent
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/reika-lsp/reika-lsp/agent/llm"
+)
 
 // While the engine loads its model (llama-server answers 503 "Loading
 // model"), the Model waits for it (LoadWatcher) and the agent says so: the
@@ -17,8 +21,8 @@ const (
 )
 
 // watchLoading hooks the agent to a model that reports loading.
-func (a *Agent) watchLoading(m Model) {
-	if w, ok := m.(LoadWatcher); ok {
+func (a *Agent) watchLoading(m llm.Model) {
+	if w, ok := m.(llm.LoadWatcher); ok {
 		w.WatchLoading(a.engineLoading)
 	}
 }

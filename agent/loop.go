@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 	"github.com/reika-lsp/reika-lsp/agent/tools"
 	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
@@ -80,7 +81,7 @@ func (r *run) end(ctx context.Context, err error) AskResult {
 		r.emit(Event{Kind: EventError, Text: err.Error()})
 		r.sess.log.append(record{Kind: recInfo, Text: "error: " + err.Error()})
 		r.sess.log.sync()
-		var u *UnreachableError
+		var u *llm.UnreachableError
 		if errors.As(err, &u) {
 			r.a.notice("engine", LevelError, err.Error())
 			r.a.rediscover()
@@ -100,12 +101,12 @@ func (r *run) rounds(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		req := &Request{Messages: m.H.Messages(), Tools: m.H.Tools, MaxTokens: m.MaxTokens()}
+		req := &llm.Request{Messages: m.H.Messages(), Tools: m.H.Tools, MaxTokens: m.MaxTokens()}
 		div := ctxwin.Diverge(r.sess.prev, req.Messages)
 		m.Sent()
 		resp, err := r.complete(ctx, req)
 		if err != nil {
-			var o *OverflowError
+			var o *llm.OverflowError
 			if errors.As(err, &o) && !retried {
 				retried = true
 				if err := r.recoverOverflow(o); err != nil {
@@ -157,15 +158,15 @@ func (r *run) rounds(ctx context.Context) error {
 // and sheds or folds when that is not enough (ctxwin.Manager.Refit); the
 // retry's max_tokens is then what the window leaves. It fails when the
 // fixed prefix and the task alone leave no room for an answer.
-func (r *run) recoverOverflow(o *OverflowError) error {
+func (r *run) recoverOverflow(o *llm.OverflowError) error {
 	m := r.sess.m
 	adopted := o.Window > 0 && (m.Window() == 0 || o.Window < m.Window())
 	if adopted {
 		r.a.logf("reika: the engine's window is %d tokens (was %d); adopting it", o.Window, m.Window())
-		r.sess.setWindow(o.Window, SourceOverflow)
+		r.sess.setWindow(o.Window, llm.SourceOverflow)
 		r.a.mu.Lock()
 		if r.a.info != nil {
-			r.a.info.Window, r.a.info.WindowSource = o.Window, SourceOverflow
+			r.a.info.Window, r.a.info.WindowSource = o.Window, llm.SourceOverflow
 		}
 		r.a.mu.Unlock()
 	}
@@ -197,13 +198,13 @@ func (r *run) recoverOverflow(o *OverflowError) error {
 }
 
 // complete sends one request, streaming text into the transcript.
-func (r *run) complete(ctx context.Context, req *Request) (*Response, error) {
+func (r *run) complete(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 	r.a.mu.Lock()
 	model := r.a.model
 	r.a.mu.Unlock()
 	round := r.sess.m.H.Rounds() + 1
 	r.streamed = false
-	onDelta := func(d Delta) {
+	onDelta := func(d llm.Delta) {
 		if d.Reasoning != "" {
 			r.emit(Event{Kind: EventReasoning, Round: round, Text: d.Reasoning, Delta: true})
 		}
@@ -295,7 +296,7 @@ func (r *run) afterRound(ctx context.Context) error {
 // and never stops the turn: the estimate prices those texts instead.
 func (a *Agent) countNew(ctx context.Context, m *ctxwin.Manager) {
 	a.mu.Lock()
-	tc, ok := a.model.(TokenCounter)
+	tc, ok := a.model.(llm.TokenCounter)
 	a.mu.Unlock()
 	if !ok {
 		return
@@ -308,7 +309,7 @@ func (a *Agent) countNew(ctx context.Context, m *ctxwin.Manager) {
 	switch {
 	case err == nil:
 		m.SetCounts(counts)
-	case errors.Is(err, ErrNoTokenizer), ctx.Err() != nil:
+	case errors.Is(err, llm.ErrNoTokenizer), ctx.Err() != nil:
 	default:
 		a.countFailed.Do(func() {
 			a.logf("reika: counting tokens with the engine's tokenizer failed, so new text is estimated instead: %v", err)
@@ -324,7 +325,7 @@ func (a *Agent) noteRound(ctx context.Context, sess *session) string {
 
 func (a *Agent) noteRoundIn(ctx context.Context, r *run) string {
 	m := r.sess.m
-	req := &Request{Messages: m.NoteRequest(), Tools: m.H.Tools, ToolChoice: "none", MaxTokens: m.NoteMaxTokens(), Subagent: r.subagent}
+	req := &llm.Request{Messages: m.NoteRequest(), Tools: m.H.Tools, ToolChoice: "none", MaxTokens: m.NoteMaxTokens(), Subagent: r.subagent}
 	m.Sent()
 	a.mu.Lock()
 	model := a.model

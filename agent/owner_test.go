@@ -13,6 +13,7 @@ import (
 	"github.com/reika-lsp/reika-lsp/agent"
 	"github.com/reika-lsp/reika-lsp/agent/engine"
 	"github.com/reika-lsp/reika-lsp/agent/enginetest"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 )
 
 // chatRequests counts the chat completion requests an engine answered.
@@ -176,7 +177,7 @@ func slowReads(files []string, n int, round chan<- int) enginetest.Script {
 // endpoint settings (Options.NewModel), as the server's can.
 func reconfigurable(t *testing.T, srv *enginetest.Server, ws agent.Workspace, ev agent.Events) (*agent.Agent, agent.Settings) {
 	t.Helper()
-	newModel := func(s agent.Settings) (agent.Model, error) {
+	newModel := func(s agent.Settings) (llm.Model, error) {
 		return engine.New(engine.Config{BaseURL: srv.URL(), ContextWindow: s.ContextWindow, CacheDir: t.TempDir(), ModelsURL: "http://127.0.0.1:1/never"})
 	}
 	base := agent.Settings{BaseURL: srv.URL(), Approve: agent.ApproveAll}
@@ -296,7 +297,7 @@ func TestSettingsChangeDuringATurn(t *testing.T) {
 			t.Errorf("request %d, after the change, has max_tokens %d, want 1500", i, r.MaxTokens)
 		}
 	}
-	if st := a.Status(); st.Window == nil || *st.Window != 24000 || st.WindowSource != agent.SourceSetting {
+	if st := a.Status(); st.Window == nil || *st.Window != 24000 || st.WindowSource != llm.SourceSetting {
 		t.Errorf("status after the turn: %+v", st)
 	}
 }

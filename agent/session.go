@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 	"github.com/reika-lsp/reika-lsp/agent/tools"
 	"github.com/reika-lsp/reika-lsp/ctxwin"
 	"github.com/reika-lsp/reika-lsp/internal/atomicfile"
@@ -27,7 +28,7 @@ type session struct {
 	dir  string // the workspace's sessions directory
 	m    *ctxwin.Manager
 	log  *sessionLog
-	info ModelInfo
+	info llm.ModelInfo
 	// gen is the generation of the agent's settings and model info the
 	// manager was last brought up to date with (see Agent.applyChanges).
 	gen int
@@ -81,7 +82,7 @@ func newSessionID() string {
 
 // newSession starts a session: its fixed prefix is built now, once. It
 // becomes the workspace's last session.
-func (a *Agent) newSession(info ModelInfo) (*session, error) {
+func (a *Agent) newSession(info llm.ModelInfo) (*session, error) {
 	s := a.settings()
 	root := a.opts.Workspace.Root()
 	var repo repoMapper
@@ -125,7 +126,7 @@ func (s *session) markLast() error {
 }
 
 // newManager applies the settings to a fresh manager.
-func (a *Agent) newManager(h *ctxwin.History, info ModelInfo) *ctxwin.Manager {
+func (a *Agent) newManager(h *ctxwin.History, info llm.ModelInfo) *ctxwin.Manager {
 	s := a.settings()
 	m := ctxwin.NewManager(h, info.Window)
 	m.Configure(ctxwin.Settings{OutputLimit: info.OutputLimit, MaxTokens: s.MaxTokens, ReasoningRounds: s.ReasoningRounds,
@@ -147,7 +148,7 @@ var errNoSession = errors.New("no session to resume in this workspace")
 // resumes from every record before it, the log is cut back to them (the
 // bytes cut are kept beside it) before anything is appended, and note says
 // what happened for the user.
-func (a *Agent) resumeSession(info ModelInfo) (sess *session, note string, err error) {
+func (a *Agent) resumeSession(info llm.ModelInfo) (sess *session, note string, err error) {
 	dir := sessionsDir(a.stateDir, a.opts.Workspace.Root())
 	id, err := os.ReadFile(filepath.Join(dir, "last"))
 	if err != nil || strings.TrimSpace(string(id)) == "" {

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 )
 
 // Settings are the user's settings (DESIGN.md §5), resolved with the
@@ -62,8 +64,6 @@ func (s Settings) SecretEnv() []string {
 
 // Setting defaults.
 const (
-	DefaultBaseURL         = "http://127.0.0.1:8080/v1"
-	DefaultModelsURL       = "https://models.dev/api.json"
 	DefaultProfile         = "default"
 	DefaultReasoningRounds = 2
 	ApproveAsk             = "ask"
@@ -229,11 +229,11 @@ func LoadSettings(src SettingsSource) (Settings, error) {
 		return Settings{}, err
 	}
 	s := Settings{
-		BaseURL:         DefaultBaseURL,
+		BaseURL:         llm.DefaultBaseURL,
 		Profile:         profile,
 		ReasoningRounds: DefaultReasoningRounds,
 		Approve:         ApproveAsk,
-		ModelsURL:       DefaultModelsURL,
+		ModelsURL:       llm.DefaultModelsURL,
 		Sources:         map[string]string{},
 		KeyEnvs:         keyEnvs,
 	}

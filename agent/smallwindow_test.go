@@ -19,6 +19,7 @@ import (
 
 	"github.com/reika-lsp/reika-lsp/agent"
 	"github.com/reika-lsp/reika-lsp/agent/enginetest"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
@@ -149,7 +150,7 @@ func TestUnknownWindowBigRead(t *testing.T) {
 				t.Errorf("%d refusals, want the one of the first big read", overflows)
 			}
 			st := a.Status()
-			if st.Window == nil || *st.Window != 16384 || st.WindowSource != agent.SourceOverflow {
+			if st.Window == nil || *st.Window != 16384 || st.WindowSource != llm.SourceOverflow {
 				t.Errorf("the window the refusal stated was not adopted: %+v", st)
 			}
 		})
@@ -216,7 +217,7 @@ func TestWindowSettingLargerThanEngine(t *testing.T) {
 				t.Error("vLLM did not refuse the first request's max_tokens: the test does not test that")
 			}
 			st := a.Status()
-			if st.Window == nil || *st.Window != 16384 || st.WindowSource != agent.SourceOverflow {
+			if st.Window == nil || *st.Window != 16384 || st.WindowSource != llm.SourceOverflow {
 				t.Errorf("the engine's window was not adopted: %+v", st)
 			}
 		})

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
@@ -86,10 +87,10 @@ func gaugeOf(sess *session) sessionGauge {
 // and the window source brought up to date, and the model info they came
 // from: sess's when given (with its manager's window), else the agent's.
 // a.mu is held.
-func (a *Agent) statusHeadLocked(sess *session, busy bool) (Status, ModelInfo) {
+func (a *Agent) statusHeadLocked(sess *session, busy bool) (Status, llm.ModelInfo) {
 	st := a.status
 	st.Busy = busy
-	var info ModelInfo
+	var info llm.ModelInfo
 	if a.info != nil {
 		info = *a.info
 	}
@@ -103,7 +104,7 @@ func (a *Agent) statusHeadLocked(sess *session, busy bool) (Status, ModelInfo) {
 	st.Model = info.Model
 	st.WindowSource = info.WindowSource
 	if st.WindowSource == "" {
-		st.WindowSource = SourceNone
+		st.WindowSource = llm.SourceNone
 	}
 	return st, info
 }
@@ -111,7 +112,7 @@ func (a *Agent) statusHeadLocked(sess *session, busy bool) (Status, ModelInfo) {
 // setChipStatus sets st's text, size and tooltip from g's chip (not nil),
 // and its window, shed point and percent when the window is known (nil
 // when not).
-func setChipStatus(st *Status, g sessionGauge, info ModelInfo) {
+func setChipStatus(st *Status, g sessionGauge, info llm.ModelInfo) {
 	st.Text, st.Size = g.chip.Text, g.chip.Size
 	st.Window, st.ShedPoint, st.Percent = nil, nil, nil
 	if g.known {
@@ -174,13 +175,13 @@ func prefixChip(set Settings, window int) (c ctxwin.Chip, b ctxwin.Budget, known
 // the size of the fixed prefix with no window.
 func initialStatus(set Settings) Status {
 	c, _, _ := prefixChip(set, 0)
-	return Status{Text: c.Text, Size: c.Size, Level: LevelOK, WindowSource: SourceNone,
+	return Status{Text: c.Text, Size: c.Size, Level: LevelOK, WindowSource: llm.SourceNone,
 		Tooltip: fmt.Sprintf("Context: %d tokens of fixed prefix\nAsking the engine for its context window…", c.Size)}
 }
 
 // tooltip is the budget breakdown behind the chip, and what the session's
 // requests cost the engine.
-func tooltip(c *ctxwin.Chip, b ctxwin.Budget, known bool, info ModelInfo, ratio float64, tally PromptTally) string {
+func tooltip(c *ctxwin.Chip, b ctxwin.Budget, known bool, info llm.ModelInfo, ratio float64, tally PromptTally) string {
 	var t strings.Builder
 	if !known {
 		fmt.Fprintf(&t, "Context: %d tokens (no known window: nothing is shed or folded)\n", c.Size)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/reika-lsp/reika-lsp/agent"
 	"github.com/reika-lsp/reika-lsp/agent/enginetest"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 )
 
 // ordered records, in order, the shrinks, notices and statuses the agent
@@ -146,11 +147,11 @@ func TestStatusBeforeDiscovery(t *testing.T) {
 	st := a.Status()
 	close(release)
 	if !regexp.MustCompile(`^ctx [0-9.]+k?$`).MatchString(st.Text) || st.Size <= 0 || st.Window != nil || st.ShedPoint != nil ||
-		st.Percent != nil || st.WindowSource != agent.SourceNone || st.Level != agent.LevelOK {
+		st.Percent != nil || st.WindowSource != llm.SourceNone || st.Level != agent.LevelOK {
 		t.Errorf("status before discovery: %+v", st)
 	}
 	st = waitDiscovered(t, a)
-	if st.Window == nil || *st.Window != 16384 || st.WindowSource != agent.SourceEndpoint {
+	if st.Window == nil || *st.Window != 16384 || st.WindowSource != llm.SourceEndpoint {
 		t.Errorf("status after discovery: %+v", st)
 	}
 }

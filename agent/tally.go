@@ -3,6 +3,7 @@ package agent
 import (
 	"fmt"
 
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
@@ -24,7 +25,7 @@ type PromptTally struct {
 
 // Add counts one response. A response without usage counts nothing: its
 // prompt is unknown, not zero.
-func (t *PromptTally) Add(resp *Response) {
+func (t *PromptTally) Add(resp *llm.Response) {
 	switch {
 	case resp == nil:
 		return

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/reika-lsp/reika-lsp/agent"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
@@ -58,10 +59,10 @@ func TestPromptTallyLine(t *testing.T) {
 	if tl.String() != "" {
 		t.Errorf("empty tally says %q", tl.String())
 	}
-	tl.Add(&agent.Response{Timings: &agent.Timings{PromptN: 1500, CacheN: 8500}, Usage: &agent.Usage{PromptTokens: 10000}})
-	tl.Add(&agent.Response{Usage: &agent.Usage{PromptTokens: 2000, CachedTokens: 1500, CachedKnown: true}})
-	tl.Add(&agent.Response{Usage: &agent.Usage{PromptTokens: 700}})
-	tl.Add(&agent.Response{}) // no usage: unknown, not zero
+	tl.Add(&llm.Response{Timings: &llm.Timings{PromptN: 1500, CacheN: 8500}, Usage: &llm.Usage{PromptTokens: 10000}})
+	tl.Add(&llm.Response{Usage: &llm.Usage{PromptTokens: 2000, CachedTokens: 1500, CachedKnown: true}})
+	tl.Add(&llm.Response{Usage: &llm.Usage{PromptTokens: 700}})
+	tl.Add(&llm.Response{}) // no usage: unknown, not zero
 	want := agent.PromptTally{Processed: 1500 + 500 + 700, Reused: 8500 + 1500, Requests: 3, Unreported: 1}
 	if tl != want {
 		t.Errorf("tally %+v, want %+v", tl, want)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/reika-lsp/reika-lsp/agent"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
@@ -207,7 +207,7 @@ func (p *summarizePolicy) compact(env Env, keep int) (bool, error) {
 		if err == nil {
 			break
 		}
-		if !agent.IsOverflow(err) {
+		if !llm.IsOverflow(err) {
 			return false, err
 		}
 		if try == 3 {
@@ -466,7 +466,7 @@ func (p *prunePolicy) compact(env Env) (bool, error) {
 		if err == nil {
 			break
 		}
-		if !agent.IsOverflow(err) {
+		if !llm.IsOverflow(err) {
 			return false, err
 		}
 		if try == 3 {

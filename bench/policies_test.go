@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reika-lsp/reika-lsp/agent"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
@@ -38,7 +38,7 @@ func (e *fakeEnv) Summarize(msgs []ctxwin.Message, tools bool, length int) (stri
 		n += e.MessageTokens(m)
 	}
 	if n >= e.window {
-		return "", &agent.OverflowError{PromptTokens: n, Window: e.window}
+		return "", &llm.OverflowError{PromptTokens: n, Window: e.window}
 	}
 	e.summaries = append(e.summaries, msgs)
 	e.tools = append(e.tools, tools)

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/reika-lsp/reika-lsp/agent"
 	"github.com/reika-lsp/reika-lsp/agent/engine"
 	"github.com/reika-lsp/reika-lsp/agent/enginetest"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 	"github.com/reika-lsp/reika-lsp/agent/tools"
 	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
@@ -27,7 +27,7 @@ type Env interface {
 	// Summarize sends a summary call of the whole request msgs (system
 	// message included, if any; with the tool definitions when tools) and
 	// returns the reply, about length tokens long. A request too long for
-	// the window returns an *agent.OverflowError.
+	// the window returns an *llm.OverflowError.
 	Summarize(msgs []ctxwin.Message, tools bool, length int) (string, error)
 }
 
@@ -64,7 +64,7 @@ type replayer struct {
 	s      *Session
 	window int
 	srv    *enginetest.Server
-	model  agent.Model
+	model  llm.Model
 	cur    *cursor
 	count  *counter
 	system ctxwin.Message
@@ -83,7 +83,7 @@ func (r *replayer) Tokens(msgs []ctxwin.Message) int {
 func (r *replayer) Summarize(msgs []ctxwin.Message, tools bool, length int) (string, error) {
 	r.cur.summarize(max(length, 1))
 	defer r.cur.summarize(0)
-	req := &agent.Request{Messages: msgs}
+	req := &llm.Request{Messages: msgs}
 	if tools {
 		req.Tools = r.specs
 	}
@@ -130,7 +130,7 @@ func runPeer(ctx context.Context, s *Session, spec PolicySpec, window int, eng e
 				return nil, fmt.Errorf("%s, turn %d step %d: %w", spec.Name, t+1, st, err)
 			}
 			resp, err := r.send(msgs, &miscounted)
-			if agent.IsOverflow(err) {
+			if llm.IsOverflow(err) {
 				cur.at(t, st)
 				retry, rerr := pol.Refused(r, msgs)
 				if rerr != nil {
@@ -141,7 +141,7 @@ func runPeer(ctx context.Context, s *Session, spec PolicySpec, window int, eng e
 					resp, err = r.send(retry, &miscounted)
 				}
 			}
-			if err != nil && !agent.IsOverflow(err) {
+			if err != nil && !llm.IsOverflow(err) {
 				return nil, fmt.Errorf("%s, turn %d step %d: %w", spec.Name, t+1, st, err)
 			}
 			reply := s.message(t, st)
@@ -177,18 +177,18 @@ func runPeer(ctx context.Context, s *Session, spec PolicySpec, window int, eng e
 
 // send sends a main request and checks the policy's count against the
 // engine's.
-func (r *replayer) send(msgs []ctxwin.Message, miscounted *int) (*agent.Response, error) {
+func (r *replayer) send(msgs []ctxwin.Message, miscounted *int) (*llm.Response, error) {
 	all := append([]ctxwin.Message{r.system}, msgs...)
 	want := r.Tokens(msgs)
 	n := len(r.srv.Requests())
-	resp, err := r.model.Complete(r.ctx, &agent.Request{Messages: all, Tools: r.specs}, nil)
+	resp, err := r.model.Complete(r.ctx, &llm.Request{Messages: all, Tools: r.specs}, nil)
 	if recs := r.srv.Requests(); len(recs) > n && recs[len(recs)-1].PromptTokens != want {
 		*miscounted++
 	}
 	return resp, err
 }
 
-func respUsage(resp *agent.Response) (int, int) {
+func respUsage(resp *llm.Response) (int, int) {
 	if resp.Usage == nil {
 		return 0, 0
 	}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/reika-lsp/reika-lsp/agent/approval"
 	"github.com/reika-lsp/reika-lsp/agent/tools"
 )
 
@@ -200,7 +201,7 @@ func Generate(src *source, dir string, seed int64, minRounds int) (*Session, err
 		files: map[string]*fileInfo{},
 		reads: map[string]int{},
 		env: &tools.Env{Root: root, Files: tools.DiskFiles{}, TempDir: tmp,
-			Approve: func(context.Context, tools.Approval) bool { return true }},
+			Approve: func(context.Context, approval.Request) bool { return true }},
 	}
 	s := &Session{Seed: seed}
 	pkgs := append([]string(nil), src.pkgs...)

@@ -93,7 +93,9 @@ func (m *Manager) Tokens(chars int, carried bool) int { return m.est.Tokens(char
 func (m *Manager) MessageTokens(msg Message) int { return m.est.MessageTokens(msg) }
 
 // ToolTokens prices the tool definitions; carried as in Tokens.
-func (m *Manager) ToolTokens(tools []ToolSpec, carried bool) int { return m.est.ToolTokens(tools, carried) }
+func (m *Manager) ToolTokens(tools []ToolSpec, carried bool) int {
+	return m.est.ToolTokens(tools, carried)
+}
 
 // LearnedRatio is the ratio of the engine's counts to the baseline
 // estimate, 1 before any report.

@@ -7,13 +7,13 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/reika-lsp/reika-lsp/agent"
-	"github.com/reika-lsp/reika-lsp/agent/tools"
+	"github.com/reika-lsp/reika-lsp/agent/approval"
 )
 
 // maxApprovalDetail bounds the diff shown in an approval request of an
 // edit; editors show the message in a dialog or a prompt. Anything else (a
 // command, a URL, a path) is shown whole: the bash tool never asks to run a
-// command longer than tools.ApprovalTextBytes.
+// command longer than approval.TextBytes.
 const maxApprovalDetail = 2000
 
 // approver asks the user with window/showMessageRequest (agent.Approver).
@@ -21,7 +21,7 @@ const maxApprovalDetail = 2000
 // mean Deny.
 type approver struct{ s *server }
 
-func (a approver) Approve(ctx context.Context, ap tools.Approval) agent.Decision {
+func (a approver) Approve(ctx context.Context, ap approval.Request) agent.Decision {
 	s := a.s
 	s.mu.Lock()
 	can := s.caps.showMessageRequest
@@ -30,12 +30,12 @@ func (a approver) Approve(ctx context.Context, ap tools.Approval) agent.Decision
 		s.logf("lsp: %q needs approval but the client cannot ask (no window.showMessage capability): denied", ap.Summary)
 		return agent.Deny
 	}
-	msg := "Reika wants to " + tools.Visible(ap.Summary)
+	msg := "Reika wants to " + approval.Visible(ap.Summary)
 	if detail := ap.Detail; detail != "" {
 		if ap.Kind == "edit" {
 			detail = truncate(detail, maxApprovalDetail)
 		}
-		msg += "\n\n" + tools.Visible(detail)
+		msg += "\n\n" + approval.Visible(detail)
 	}
 	t := protocol.MessageTypeInfo
 	if ap.Kind == "command" || ap.Kind == "outside" {

@@ -7,7 +7,7 @@ import (
 )
 
 // DESIGN.md §1: lsp imports agent and go.lsp.dev; the engine client and
-// go-openai stay behind agent.Model, wired in by cmd.
+// go-openai stay behind llm.Model, wired in by cmd.
 func TestDependencyDirection(t *testing.T) {
 	deptest.Forbid(t, ".",
 		"github.com/sashabaranov/go-openai",
@@ -15,6 +15,9 @@ func TestDependencyDirection(t *testing.T) {
 		"github.com/reika-lsp/reika-lsp/agent/enginetest",
 		"github.com/reika-lsp/reika-lsp/cmd",
 	)
+	// The editor's side of an approval is agent/approval; the tools stay
+	// behind the agent.
+	deptest.ForbidDirect(t, ".", "github.com/reika-lsp/reika-lsp/agent/tools")
 	// The test client knows the protocol, not the agent.
 	deptest.Forbid(t, "./lsptest", "github.com/reika-lsp/reika-lsp/agent")
 	// The test support (the client, the scripted agent, the server over

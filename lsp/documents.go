@@ -11,7 +11,7 @@ import (
 
 	"go.lsp.dev/uri"
 
-	"github.com/reika-lsp/reika-lsp/agent/tools"
+	"github.com/reika-lsp/reika-lsp/internal/regular"
 )
 
 // document is one buffer the editor has open.
@@ -247,7 +247,7 @@ func (d *documents) read(path string) ([]byte, error) {
 		delete(d.overlays, key)
 	}
 	d.mu.Unlock()
-	return tools.ReadRegular(path) // never blocks on a FIFO
+	return regular.Read(path) // never blocks on a FIFO
 }
 
 // snapshot is a copy of an open document's identity and text.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/reika-lsp/reika-lsp/agent"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 	"github.com/reika-lsp/reika-lsp/lsp/lsptest"
 )
 
@@ -26,7 +27,7 @@ func TestSettingsFromInitializationOptions(t *testing.T) {
 			h := start(t, harnessOptions{})
 			h.initialize(nil, tc.opts)
 			s := h.agent().Opts.Settings
-			if s.Model != tc.model || s.Debug != tc.debug || s.BaseURL != agent.DefaultBaseURL {
+			if s.Model != tc.model || s.Debug != tc.debug || s.BaseURL != llm.DefaultBaseURL {
 				t.Errorf("settings = %+v", s)
 			}
 			if tc.model != "" && (s.ContextWindow != 24000 || s.Sources["model"] != "editor") {

@@ -16,7 +16,8 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/reika-lsp/reika-lsp/agent"
-	"github.com/reika-lsp/reika-lsp/agent/tools"
+	"github.com/reika-lsp/reika-lsp/agent/approval"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 	"github.com/reika-lsp/reika-lsp/lsp/lsptest"
 )
 
@@ -84,7 +85,7 @@ func TestSharpEdgeCallingTheClientDoesNotDeadlock(t *testing.T) {
 		},
 	}, setup: func(f *fakeAgent) {
 		f.Turn = func(ctx context.Context, f *fakeAgent, p agent.AskParams) agent.AskResult {
-			d := f.Opts.Approver.Approve(ctx, tools.Approval{Tool: "bash", Kind: "command", Summary: "run `ls`"})
+			d := f.Opts.Approver.Approve(ctx, approval.Request{Tool: "bash", Kind: "command", Summary: "run `ls`"})
 			return agent.AskResult{Status: agent.AskDone, Message: fmt.Sprint(d)}
 		}
 	}})
@@ -165,7 +166,7 @@ func TestSharpEdgeJSONZeroValues(t *testing.T) {
 		f.Turn = func(ctx context.Context, f *fakeAgent, p agent.AskParams) agent.AskResult {
 			f.Opts.Events.Transcript(agent.Event{Session: "s1", Turn: 1, Kind: agent.EventInfo, Text: "x"})
 			f.Opts.Events.Transcript(agent.Event{Session: "s1", Turn: 1, Round: 1, Kind: agent.EventToolCall, Tool: "read", Args: json.RawMessage(`{"path":"a.go"}`), Tokens: 12})
-			f.Opts.Events.Status(agent.Status{Text: "ctx 16k", Level: agent.LevelOK, Size: 16000, WindowSource: agent.SourceNone})
+			f.Opts.Events.Status(agent.Status{Text: "ctx 16k", Level: agent.LevelOK, Size: 16000, WindowSource: llm.SourceNone})
 			return agent.AskResult{Session: "s1", Status: agent.AskDone}
 		}
 	}})
@@ -196,7 +197,7 @@ func TestSharpEdgeEmptyArraysForObjects(t *testing.T) {
 	caps := map[string]any{"workspace": []any{}, "window": map[string]any{"workDoneProgress": true, "showMessage": []any{}}, "textDocument": []any{}}
 	h.initialize(caps, []any{})
 	f := h.agent()
-	if f.Opts.Settings.Model != "" || f.Opts.Settings.BaseURL != agent.DefaultBaseURL {
+	if f.Opts.Settings.Model != "" || f.Opts.Settings.BaseURL != llm.DefaultBaseURL {
 		t.Errorf("settings from [] initializationOptions = %+v", f.Opts.Settings)
 	}
 	h.c.Notify(h.ctx, "workspace/didChangeConfiguration", map[string]any{"settings": []any{}})
@@ -211,7 +212,7 @@ func TestSharpEdgeEmptyArraysForObjects(t *testing.T) {
 		t.Errorf("codeAction with [] context: %v", err)
 	}
 	// showMessage: [] is the capability, present: approvals are asked.
-	if d := f.Opts.Approver.Approve(h.ctx, tools.Approval{Summary: "edit a"}); d != agent.Deny {
+	if d := f.Opts.Approver.Approve(h.ctx, approval.Request{Summary: "edit a"}); d != agent.Deny {
 		t.Errorf("approval with a null answer = %v, want Deny", d)
 	}
 	if len(h.c.Requests("window/showMessageRequest")) != 1 {

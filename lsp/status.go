@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 
 	"github.com/reika-lsp/reika-lsp/agent"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 )
 
 // cmdStatus answers reika.status: the status item now, the same object as
@@ -50,5 +51,5 @@ func (s *server) sendStatus(st agent.Status, dedupe bool) {
 // placeholderStatus stands in for the agent's status while there is no
 // agent: the chip without a size, the reason in the tooltip.
 func placeholderStatus(level, tooltip string) agent.Status {
-	return agent.Status{Text: "ctx –", Tooltip: tooltip, Level: level, WindowSource: agent.SourceNone}
+	return agent.Status{Text: "ctx –", Tooltip: tooltip, Level: level, WindowSource: llm.SourceNone}
 }

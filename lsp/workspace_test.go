@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/reika-lsp/reika-lsp/agent"
+	"github.com/reika-lsp/reika-lsp/agent/approval"
 	"github.com/reika-lsp/reika-lsp/agent/tools"
 	"github.com/reika-lsp/reika-lsp/lsp/lsptest"
 )
@@ -339,7 +340,7 @@ func TestApprovals(t *testing.T) {
 		return a, nil
 	}}})
 	f := h.initialized()
-	ap := tools.Approval{Tool: "bash", Kind: "command", Summary: "run `rm -rf build`", Detail: strings.Repeat("x", 5000)}
+	ap := approval.Request{Tool: "bash", Kind: "command", Summary: "run `rm -rf build`", Detail: strings.Repeat("x", 5000)}
 	for _, tc := range []struct {
 		answer any
 		want   agent.Decision
@@ -370,7 +371,7 @@ func TestApprovals(t *testing.T) {
 	}
 	// What could hide part of a command from the user is shown as escapes.
 	answer <- map[string]any{"title": "Deny"}
-	f.Opts.Approver.Approve(h.ctx, tools.Approval{Tool: "bash", Kind: "command", Summary: "run `echo hi`", Detail: "echo hi\x1b[2K\rrm -rf ~ \u202e"})
+	f.Opts.Approver.Approve(h.ctx, approval.Request{Tool: "bash", Kind: "command", Summary: "run `echo hi`", Detail: "echo hi\x1b[2K\rrm -rf ~ \u202e"})
 	reqs := h.c.Requests("window/showMessageRequest")
 	hidden := decode[struct{ Message string }](t, reqs[len(reqs)-1].Params)
 	if hidden.Message != "Reika wants to run `echo hi`\n\necho hi\\x1b[2K\\x0drm -rf ~ <U+202E>" {
@@ -389,7 +390,7 @@ func TestApprovalWithoutClientSupportIsDenied(t *testing.T) {
 	h := start(t, harnessOptions{})
 	h.initialize(map[string]any{"window": map[string]any{"workDoneProgress": true}}, nil)
 	f := h.agent()
-	if got := f.Opts.Approver.Approve(h.ctx, tools.Approval{Summary: "edit a.go"}); got != agent.Deny {
+	if got := f.Opts.Approver.Approve(h.ctx, approval.Request{Summary: "edit a.go"}); got != agent.Deny {
 		t.Errorf("decision = %v, want Deny", got)
 	}
 	if n := len(h.c.Requests("")); n != 0 {

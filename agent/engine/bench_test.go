@@ -6,14 +6,14 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/reika-lsp/reika-lsp/agent"
 	"github.com/reika-lsp/reika-lsp/agent/enginetest"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
 // sessionRequest is a request of about 10k tokens: a system prompt, the
 // read tool, and eight rounds of tool calls with their results.
-func sessionRequest() *agent.Request {
+func sessionRequest() *llm.Request {
 	req := userReq("Fix the bug in the handler.")
 	result := strings.Repeat("func handler(w http.ResponseWriter, r *http.Request) { w.Write(nil) }\n", 50)
 	for i := 0; i < 8; i++ {

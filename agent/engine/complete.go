@@ -10,17 +10,17 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/reika-lsp/reika-lsp/agent"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
-// Complete sends one chat completion request; see agent.Model. It waits
+// Complete sends one chat completion request; see llm.Model. It waits
 // for an engine that is loading its model; asks once more when the engine
 // rejects what the model generated (a new sample may parse), then names
 // the engine's words; and drops the tool calls of a reply cut at
 // max_tokens or at the window (finish_reason "length"): the last of them
 // may be cut inside its arguments, so the round is a cut reply, not calls.
-func (c *Client) Complete(ctx context.Context, req *agent.Request, onDelta func(agent.Delta)) (*agent.Response, error) {
+func (c *Client) Complete(ctx context.Context, req *llm.Request, onDelta func(llm.Delta)) (*llm.Response, error) {
 	start := time.Now()
 	info, err := c.ensureInfo(ctx)
 	if err != nil {
@@ -29,7 +29,7 @@ func (c *Client) Complete(ctx context.Context, req *agent.Request, onDelta func(
 	oreq := c.buildRequest(info.Model, req)
 	fields := c.extraFields(ctx, info, req)
 	ctx = withFields(ctx, fields)
-	var resp *agent.Response
+	var resp *llm.Response
 	for attempt := 1; ; attempt++ {
 		sent := 0
 		err = c.whileLoading(ctx, func() error {
@@ -52,7 +52,7 @@ func (c *Client) Complete(ctx context.Context, req *agent.Request, onDelta func(
 		}
 	}
 	if err != nil {
-		var o *agent.OverflowError
+		var o *llm.OverflowError
 		if errors.As(err, &o) {
 			c.adoptWindow(o)
 		}
@@ -72,13 +72,13 @@ func (c *Client) Complete(ctx context.Context, req *agent.Request, onDelta func(
 // completeOnce makes one request: streamed unless the engine refuses to
 // stream with tools, re-issued without streaming when a stream breaks
 // without saying why. sent counts the deltas passed on.
-func (c *Client) completeOnce(ctx context.Context, oreq openai.ChatCompletionRequest, onDelta func(agent.Delta)) (*agent.Response, int, error) {
+func (c *Client) completeOnce(ctx context.Context, oreq openai.ChatCompletionRequest, onDelta func(llm.Delta)) (*llm.Response, int, error) {
 	c.mu.Lock()
 	stream := !(c.noStreaming && len(oreq.Tools) > 0)
 	c.mu.Unlock()
 
 	var (
-		resp *agent.Response
+		resp *llm.Response
 		err  error
 	)
 	sent := 0 // deltas already passed on
@@ -104,7 +104,7 @@ func (c *Client) completeOnce(ctx context.Context, oreq openai.ChatCompletionReq
 	if !stream {
 		resp, err = c.complete(ctx, oreq)
 		if err == nil && sent == 0 && onDelta != nil && (resp.Message.Content != "" || resp.Message.Reasoning != "") {
-			onDelta(agent.Delta{Content: resp.Message.Content, Reasoning: resp.Message.Reasoning})
+			onDelta(llm.Delta{Content: resp.Message.Content, Reasoning: resp.Message.Reasoning})
 			sent++
 		}
 	}
@@ -124,7 +124,7 @@ func (e *streamFailedError) Error() string {
 }
 
 // stream makes a streamed request. sent counts the deltas passed on.
-func (c *Client) stream(ctx context.Context, oreq openai.ChatCompletionRequest, onDelta func(agent.Delta)) (*agent.Response, int, error) {
+func (c *Client) stream(ctx context.Context, oreq openai.ChatCompletionRequest, onDelta func(llm.Delta)) (*llm.Response, int, error) {
 	oreq.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
 	var (
 		st  *openai.ChatCompletionStream
@@ -176,19 +176,19 @@ func (c *Client) stream(ctx context.Context, oreq openai.ChatCompletionRequest, 
 	// An error the stream carried: an overflow is final; anything else is
 	// asked again without streaming, for the real error.
 	if cap.streamErr != nil {
-		if e := c.errorFromBody(0, cap.streamErr, nil); agent.IsOverflow(e) {
+		if e := c.errorFromBody(0, cap.streamErr, nil); llm.IsOverflow(e) {
 			return nil, acc.deltas, e
 		} else if broken == nil {
 			broken = e
 		}
 	}
-	if agent.IsOverflow(broken) {
+	if llm.IsOverflow(broken) {
 		return nil, acc.deltas, broken
 	}
 	if acc.finish == "" {
 		return nil, acc.deltas, &streamFailedError{cause: broken}
 	}
-	return &agent.Response{
+	return &llm.Response{
 		Message:      acc.message(),
 		FinishReason: acc.finish,
 		Usage:        usageOf(acc.usage, acc.timings),
@@ -208,7 +208,7 @@ func refusesStreamWithTools(err error) bool {
 }
 
 // complete makes a non-streamed request.
-func (c *Client) complete(ctx context.Context, oreq openai.ChatCompletionRequest) (*agent.Response, error) {
+func (c *Client) complete(ctx context.Context, oreq openai.ChatCompletionRequest) (*llm.Response, error) {
 	oreq.Stream, oreq.StreamOptions = false, nil
 	var (
 		resp openai.ChatCompletionResponse
@@ -245,5 +245,5 @@ func (c *Client) complete(ctx context.Context, oreq openai.ChatCompletionRequest
 			finish = "tool_calls"
 		}
 	}
-	return &agent.Response{Message: m, FinishReason: finish, Usage: usageOf(x.Usage, x.Timings), Timings: timingsOf(x.Timings)}, nil
+	return &llm.Response{Message: m, FinishReason: finish, Usage: usageOf(x.Usage, x.Timings), Timings: timingsOf(x.Timings)}, nil
 }

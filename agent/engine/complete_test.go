@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reika-lsp/reika-lsp/agent"
 	"github.com/reika-lsp/reika-lsp/agent/enginetest"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
@@ -232,7 +232,7 @@ func TestToolCallIDsGenerated(t *testing.T) {
 
 func TestRequestShape(t *testing.T) {
 	h := newHarness(t, enginetest.Options{Shape: enginetest.ShapeHosted})
-	req := &agent.Request{
+	req := &llm.Request{
 		Messages: []ctxwin.Message{
 			{Role: ctxwin.RoleUser, Content: "go"},
 			{Role: ctxwin.RoleAssistant, Reasoning: "think", ToolCalls: []ctxwin.ToolCall{{ID: "c1", Name: "read", Arguments: ""}}},
@@ -265,7 +265,7 @@ func TestRequestShape(t *testing.T) {
 	// tool_choice is not sent without tools; reasoning models get
 	// max_completion_tokens (go-openai refuses max_tokens for them).
 	o := newHarness(t, enginetest.Options{Shape: enginetest.ShapeHosted, Model: "gpt-5-mini"})
-	if _, _, err := o.ask(&agent.Request{Messages: []ctxwin.Message{{Role: "user", Content: "hi"}}, ToolChoice: "none", MaxTokens: 99}); err != nil {
+	if _, _, err := o.ask(&llm.Request{Messages: []ctxwin.Message{{Role: "user", Content: "hi"}}, ToolChoice: "none", MaxTokens: 99}); err != nil {
 		t.Fatal(err)
 	}
 	b = body(t, o.srv.Requests()[0])

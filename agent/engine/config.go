@@ -6,16 +6,16 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/reika-lsp/reika-lsp/agent"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 )
 
 // Config configures a Client.
 type Config struct {
 	// BaseURL is the OpenAI-compatible base URL, e.g.
 	// http://127.0.0.1:8080/v1 (llama-server's default); "" means
-	// agent.DefaultBaseURL.
+	// llm.DefaultBaseURL.
 	BaseURL string
-	// BaseURLFrom is where BaseURL came from, as agent.Settings.Sources
+	// BaseURLFrom is where BaseURL came from, as the agent's Settings.Sources
 	// says ("editor", "env", "profile NAME"; "" for the default): an
 	// unreachable engine's hint names the setting to change there.
 	BaseURLFrom string
@@ -29,7 +29,7 @@ type Config struct {
 	// profile; > 0 wins over discovery (source "setting").
 	ContextWindow int
 	// ModelsURL is the models.dev catalog URL (REIKA_MODELS_URL); "" means
-	// agent.DefaultModelsURL.
+	// llm.DefaultModelsURL.
 	ModelsURL string
 	// CacheDir is where the catalog is cached; "" means reika in the user
 	// cache directory (os.UserCacheDir: $XDG_CACHE_HOME, else ~/.cache, on
@@ -46,21 +46,13 @@ type Config struct {
 	// LoadWait bounds the wait for an engine that answers 503 "Loading
 	// model" (llama-server while it loads); 0 means DefaultLoadWait.
 	LoadWait time.Duration
-	// CacheReuse is the cacheReuse setting: agent.CacheReuseAuto (0) asks
-	// llama.cpp for DefaultCacheReuse, agent.CacheReuseOff for none
-	// (n_cache_reuse 0), a positive number for that chunk size. Other
-	// engines are never sent n_cache_reuse.
+	// CacheReuse is the cacheReuse setting: CacheReuseAuto (0) asks
+	// llama.cpp for DefaultCacheReuse, CacheReuseOff for none
+	// (n_cache_reuse 0), CacheReuseServer sends nothing, a positive number
+	// asks for that chunk size. Other engines are never sent n_cache_reuse.
 	CacheReuse int
 	// Logf writes a log line; nil discards. Lines never hold the API key.
 	Logf func(format string, args ...any)
-}
-
-// ConfigFromSettings maps the user's settings (DESIGN.md §5) onto a Config:
-// base URL, API key, model, context window, catalog URL and chunk reuse.
-// The caller adds the HTTP client and the logger.
-func ConfigFromSettings(s agent.Settings) Config {
-	return Config{BaseURL: s.BaseURL, BaseURLFrom: s.Sources["baseUrl"], APIKey: s.APIKey, Model: s.Model,
-		ContextWindow: s.ContextWindow, ModelsURL: s.ModelsURL, CacheReuse: s.CacheReuse}
 }
 
 // withDefaults is cfg with every zero field that has a default (BaseURL,
@@ -68,10 +60,10 @@ func ConfigFromSettings(s agent.Settings) Config {
 // checks nothing.
 func (cfg Config) withDefaults() Config {
 	if cfg.BaseURL == "" {
-		cfg.BaseURL = agent.DefaultBaseURL
+		cfg.BaseURL = llm.DefaultBaseURL
 	}
 	if cfg.ModelsURL == "" {
-		cfg.ModelsURL = agent.DefaultModelsURL
+		cfg.ModelsURL = llm.DefaultModelsURL
 	}
 	if cfg.CacheDir == "" {
 		dir, err := os.UserCacheDir()

@@ -11,10 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/reika-lsp/reika-lsp/agent"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 )
 
-// Engines, as reported in agent.ModelInfo.Engine.
+// Engines, as reported in llm.ModelInfo.Engine.
 const (
 	EngineLlamaCpp = "llama.cpp"
 	EngineVLLM     = "vllm"
@@ -28,7 +28,7 @@ const probeTimeout = 15 * time.Second
 
 // discovery is the outcome of one discovery.
 type discovery struct {
-	info agent.ModelInfo
+	info llm.ModelInfo
 	// again says the answer may change soon (an Ollama or LM Studio model
 	// not loaded yet), so the next Info asks again.
 	again bool
@@ -60,7 +60,7 @@ func (c *Client) discover(ctx context.Context) (discovery, error) {
 	notes = append(notes, c.discoverCatalog(ctx, info)...)
 
 	if info.Window == 0 {
-		info.WindowSource = agent.SourceNone
+		info.WindowSource = llm.SourceNone
 		info.Reason = "no context window found: " + strings.Join(notes, "; ") + "; set REIKA_CONTEXT_WINDOW (or contextWindow) to the engine's window"
 		c.logf("engine: %s", info.Reason)
 	}
@@ -73,7 +73,7 @@ func (c *Client) discover(ctx context.Context) (discovery, error) {
 // error ends discovery: an engine that cannot be reached (info then holds
 // the configured model and window), one that refuses the API key, one
 // still loading when the wait ran out.
-func (c *Client) discoverListing(ctx context.Context, info *agent.ModelInfo) (listing modelListing, listed bool, notes []string, err error) {
+func (c *Client) discoverListing(ctx context.Context, info *llm.ModelInfo) (listing modelListing, listed bool, notes []string, err error) {
 	err = c.whileLoading(ctx, func() error {
 		var e error
 		listing, listed, e = c.listModels(ctx)
@@ -82,11 +82,11 @@ func (c *Client) discoverListing(ctx context.Context, info *agent.ModelInfo) (li
 	if err == nil {
 		return listing, listed, nil, nil
 	}
-	var u *agent.UnreachableError
+	var u *llm.UnreachableError
 	if errors.As(err, &u) || ctx.Err() != nil {
-		info.Model, info.WindowSource = c.cfg.Model, agent.SourceNone
+		info.Model, info.WindowSource = c.cfg.Model, llm.SourceNone
 		if c.cfg.ContextWindow > 0 {
-			info.Window, info.WindowSource = c.cfg.ContextWindow, agent.SourceSetting
+			info.Window, info.WindowSource = c.cfg.ContextWindow, llm.SourceSetting
 		}
 		return listing, listed, nil, err
 	}
@@ -104,13 +104,13 @@ func (c *Client) discoverListing(ctx context.Context, info *agent.ModelInfo) (li
 // listing's entry, else from the engine's own endpoints. again says the
 // engine's answer may change soon (a model not loaded yet); notes say
 // where no window was found.
-func (c *Client) discoverWindow(ctx context.Context, info *agent.ModelInfo, listing modelListing, listed bool, entry modelEntry) (again bool, notes []string) {
+func (c *Client) discoverWindow(ctx context.Context, info *llm.ModelInfo, listing modelListing, listed bool, entry modelEntry) (again bool, notes []string) {
 	if c.cfg.ContextWindow > 0 {
-		info.Window, info.WindowSource = c.cfg.ContextWindow, agent.SourceSetting
+		info.Window, info.WindowSource = c.cfg.ContextWindow, llm.SourceSetting
 		return false, nil
 	}
 	if n, where := c.listingWindow(listing, entry); n > 0 {
-		info.Window, info.WindowSource = n, agent.SourceEndpoint
+		info.Window, info.WindowSource = n, llm.SourceEndpoint
 		c.logf("engine: window %d from GET /v1/models %s", n, where)
 		return false, nil
 	}
@@ -119,7 +119,7 @@ func (c *Client) discoverWindow(ctx context.Context, info *agent.ModelInfo, list
 	}
 	n, again, note := c.engineWindow(ctx, info.Engine, info.Model, len(listing.Data))
 	if n > 0 {
-		info.Window, info.WindowSource = n, agent.SourceEndpoint
+		info.Window, info.WindowSource = n, llm.SourceEndpoint
 		c.logf("engine: window %d from %s", n, note)
 	} else if note != "" {
 		notes = append(notes, note)
@@ -133,12 +133,12 @@ func (c *Client) discoverWindow(ctx context.Context, info *agent.ModelInfo, list
 // provider: its runtime limits are its own.) A local host never causes a
 // catalog request. notes say why the catalog gave no window when none is
 // known.
-func (c *Client) discoverCatalog(ctx context.Context, info *agent.ModelInfo) (notes []string) {
+func (c *Client) discoverCatalog(ctx context.Context, info *llm.ModelInfo) (notes []string) {
 	switch {
 	case !c.local && info.Engine == EngineOpenAI:
 		lim, note := c.catalogLimits(ctx, info.Model)
 		if lim.context > 0 && info.Window == 0 {
-			info.Window, info.WindowSource = lim.context, agent.SourceCatalog
+			info.Window, info.WindowSource = lim.context, llm.SourceCatalog
 			c.logf("engine: window %d from the models.dev catalog (%s)", lim.context, note)
 		} else if lim.context == 0 && info.Window == 0 {
 			notes = append(notes, note)

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reika-lsp/reika-lsp/agent"
 	"github.com/reika-lsp/reika-lsp/agent/enginetest"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 )
 
 func TestWindowFromEndpoint(t *testing.T) {
@@ -34,7 +34,7 @@ func TestWindowFromEndpoint(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, tc.opts)
 			info := h.info()
-			if info.Window != tc.window || info.WindowSource != agent.SourceEndpoint || info.Engine != tc.engine {
+			if info.Window != tc.window || info.WindowSource != llm.SourceEndpoint || info.Engine != tc.engine {
 				t.Errorf("info = %+v, want window %d from the endpoint, engine %s", info, tc.window, tc.engine)
 			}
 			if info.Model != h.srv.Options().Model {
@@ -62,7 +62,7 @@ func TestNCtxTrainIsNotTheWindow(t *testing.T) {
 func TestSettingWins(t *testing.T) {
 	h := newHarness(t, enginetest.Options{Window: 24000}, withWindow(16000))
 	info := h.info()
-	if info.Window != 16000 || info.WindowSource != agent.SourceSetting || info.Engine != EngineLlamaCpp {
+	if info.Window != 16000 || info.WindowSource != llm.SourceSetting || info.Engine != EngineLlamaCpp {
 		t.Errorf("info = %+v", info)
 	}
 }
@@ -72,14 +72,14 @@ func TestNotLoadedAskedAgain(t *testing.T) {
 		t.Run(shape, func(t *testing.T) {
 			h := newHarness(t, enginetest.Options{Shape: shape, Window: 8192, TrainedWindow: 40960, Unloaded: true})
 			info := h.info()
-			if info.Window != 0 || info.WindowSource != agent.SourceNone || !strings.Contains(info.Reason, "not loaded") || !strings.Contains(info.Reason, "40960") {
+			if info.Window != 0 || info.WindowSource != llm.SourceNone || !strings.Contains(info.Reason, "not loaded") || !strings.Contains(info.Reason, "40960") {
 				t.Errorf("unloaded: %+v", info)
 			}
 			if _, _, err := h.ask(userReq("hi")); err != nil {
 				t.Fatal(err)
 			}
 			// The completion loaded the model; the next Info looks again.
-			if info := h.info(); info.Window != 8192 || info.WindowSource != agent.SourceEndpoint {
+			if info := h.info(); info.Window != 8192 || info.WindowSource != llm.SourceEndpoint {
 				t.Errorf("after loading: %+v", info)
 			}
 		})
@@ -190,7 +190,7 @@ func TestCatalogNeverForLocalHosts(t *testing.T) {
 			if hits.Load() != 0 {
 				t.Fatalf("the catalog was asked for %s", host)
 			}
-			if info.Window != 0 || info.WindowSource != agent.SourceNone || !strings.Contains(info.Reason, "local host") || !strings.Contains(info.Reason, "REIKA_CONTEXT_WINDOW") {
+			if info.Window != 0 || info.WindowSource != llm.SourceNone || !strings.Contains(info.Reason, "local host") || !strings.Contains(info.Reason, "REIKA_CONTEXT_WINDOW") {
 				t.Errorf("info = %+v", info)
 			}
 		})
@@ -205,7 +205,7 @@ func TestCatalogNeverForLocalHosts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if hits.Load() != 1 || info.Window != 200000 || info.OutputLimit != 64000 || info.WindowSource != agent.SourceCatalog || info.Engine != EngineOpenAI {
+	if hits.Load() != 1 || info.Window != 200000 || info.OutputLimit != 64000 || info.WindowSource != llm.SourceCatalog || info.Engine != EngineOpenAI {
 		t.Errorf("hosted: %d catalog requests, info %+v", hits.Load(), info)
 	}
 }
@@ -297,7 +297,7 @@ func TestCatalogCachedOnDisk(t *testing.T) {
 	}
 	// Another URL has its own cache: nothing there, nothing answers.
 	info, err = newClient("http://127.0.0.1:1/api.json", time.Hour).Info(ctx(t))
-	if err != nil || info.WindowSource != agent.SourceNone || !strings.Contains(info.Reason, "catalog is unavailable") {
+	if err != nil || info.WindowSource != llm.SourceNone || !strings.Contains(info.Reason, "catalog is unavailable") {
 		t.Errorf("no catalog: %+v %v", info, err)
 	}
 }
@@ -305,7 +305,7 @@ func TestCatalogCachedOnDisk(t *testing.T) {
 func TestNoWindowReason(t *testing.T) {
 	h := newHarness(t, enginetest.Options{Shape: enginetest.ShapeHosted})
 	info := h.info()
-	if info.Window != 0 || info.WindowSource != agent.SourceNone || info.Model != enginetest.DefaultModel {
+	if info.Window != 0 || info.WindowSource != llm.SourceNone || info.Model != enginetest.DefaultModel {
 		t.Errorf("info = %+v", info)
 	}
 	for _, want := range []string{"no context window found", "GET /v1/models states no window", "local host", "REIKA_CONTEXT_WINDOW"} {
@@ -324,7 +324,7 @@ func TestUnreachable(t *testing.T) {
 	l.Close() // nothing listens there now
 	c, _ := New(Config{BaseURL: "http://" + addr + "/v1", CacheDir: t.TempDir(), HTTPClient: testHTTP(t, nil)})
 	_, err = c.Info(ctx(t))
-	var u *agent.UnreachableError
+	var u *llm.UnreachableError
 	if !errors.As(err, &u) {
 		t.Fatalf("Info: %v, want an UnreachableError", err)
 	}
@@ -378,24 +378,6 @@ func TestCatalogNotForSelfHostedEngines(t *testing.T) {
 	info, err := c.Info(ctx(t))
 	if err != nil || info.Window != 32768 || info.Engine != EngineVLLM || info.OutputLimit != 0 || hits.Load() != 0 {
 		t.Errorf("info %+v err %v, %d catalog requests", info, err, hits.Load())
-	}
-}
-
-func TestConfigFromSettings(t *testing.T) {
-	s, err := agent.LoadSettings(agent.SettingsSource{
-		Editor: []byte(`{"contextWindow": 24000, "model": "qwen3"}`),
-		Getenv: func(k string) (string, bool) {
-			v, ok := map[string]string{"REIKA_BASE_URL": "http://10.0.0.2:8000/v1", "REIKA_API_KEY": "sk-x"}[k]
-			return v, ok
-		},
-		ConfigFile: "/nonexistent/config.toml",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := ConfigFromSettings(s)
-	if cfg.BaseURL != "http://10.0.0.2:8000/v1" || cfg.APIKey != "sk-x" || cfg.Model != "qwen3" || cfg.ContextWindow != 24000 || cfg.ModelsURL != agent.DefaultModelsURL {
-		t.Errorf("config %+v", cfg)
 	}
 }
 

@@ -1,6 +1,6 @@
 // Package engine is the agent's model: an OpenAI-compatible chat client
 // (built on github.com/sashabaranov/go-openai v1.43.0, which no other
-// package imports) that implements agent.Model against llama.cpp's
+// package imports) that implements llm.Model against llama.cpp's
 // llama-server, vLLM, Ollama, LM Studio and hosted OpenAI-compatible
 // endpoints, and reads from each what context management needs: the window,
 // the prompt tokens the engine counted, and what its prefix cache reused.
@@ -26,7 +26,7 @@
 // asked without streaming from then on. Context overflows in every engine's
 // shape — llama.cpp's exceed_context_size_error (also the old streamed
 // `error:` line), vLLM's 400 (nested and flat), OpenAI's
-// context_length_exceeded — become *agent.OverflowError, carrying the
+// context_length_exceeded — become *llm.OverflowError, carrying the
 // window when the engine states it; 429 and 5xx are retried with bounded
 // backoff honouring Retry-After. The API key never appears in a log line or
 // an error.
@@ -43,10 +43,10 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/reika-lsp/reika-lsp/agent"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 )
 
-// Client is an agent.Model over an OpenAI-compatible endpoint. It is safe
+// Client is an llm.Model over an OpenAI-compatible endpoint. It is safe
 // for concurrent use.
 type Client struct {
 	cfg        Config
@@ -61,17 +61,17 @@ type Client struct {
 	sleep      func(context.Context, time.Duration) error
 
 	mu          sync.Mutex
-	info        *agent.ModelInfo // guarded by mu: the discovered info
-	again       bool             // guarded by mu: discover again on the next Info
-	noStreaming bool             // guarded by mu: the engine refuses stream with tools
-	onLoading   func(bool)       // guarded by mu: told when the engine loads its model
-	loading     bool             // guarded by mu: the engine said it is loading
-	noTokenize  bool             // guarded by mu: the engine has no /tokenize
-	slots       int              // guarded by mu: llama-server's slots (0: unknown)
-	slotsKnown  bool             // guarded by mu: slots was asked for
+	info        *llm.ModelInfo // guarded by mu: the discovered info
+	again       bool           // guarded by mu: discover again on the next Info
+	noStreaming bool           // guarded by mu: the engine refuses stream with tools
+	onLoading   func(bool)     // guarded by mu: told when the engine loads its model
+	loading     bool           // guarded by mu: the engine said it is loading
+	noTokenize  bool           // guarded by mu: the engine has no /tokenize
+	slots       int            // guarded by mu: llama-server's slots (0: unknown)
+	slotsKnown  bool           // guarded by mu: slots was asked for
 }
 
-var _ agent.Model = (*Client)(nil)
+var _ llm.Model = (*Client)(nil)
 
 // New checks cfg and returns a client. It makes no request: discovery
 // happens on the first Info or Complete.
@@ -123,11 +123,11 @@ func (c *Client) logf(format string, args ...any) {
 
 // Info reports the model and its window, discovered on the first call and
 // cached (an Ollama or LM Studio model that is not loaded yet is looked at
-// again on the next call). The error is an *agent.UnreachableError when the
+// again on the next call). The error is an *llm.UnreachableError when the
 // engine cannot be reached, and a plain error when the configured model is
 // not served (or none is configured and the endpoint serves several); the
 // returned info then holds what is known.
-func (c *Client) Info(ctx context.Context) (agent.ModelInfo, error) {
+func (c *Client) Info(ctx context.Context) (llm.ModelInfo, error) {
 	c.mu.Lock()
 	if c.info != nil && !c.again {
 		info := *c.info
@@ -141,7 +141,7 @@ func (c *Client) Info(ctx context.Context) (agent.ModelInfo, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.info != nil && c.info.WindowSource == agent.SourceOverflow && d.info.WindowSource == agent.SourceNone {
+	if c.info != nil && c.info.WindowSource == llm.SourceOverflow && d.info.WindowSource == llm.SourceNone {
 		d.info.Window, d.info.WindowSource, d.info.Reason = c.info.Window, c.info.WindowSource, ""
 	}
 	c.info, c.again = &d.info, d.again
@@ -149,7 +149,7 @@ func (c *Client) Info(ctx context.Context) (agent.ModelInfo, error) {
 }
 
 // ensureInfo returns the cached info, discovering it once.
-func (c *Client) ensureInfo(ctx context.Context) (agent.ModelInfo, error) {
+func (c *Client) ensureInfo(ctx context.Context) (llm.ModelInfo, error) {
 	c.mu.Lock()
 	if c.info != nil {
 		info := *c.info
@@ -162,7 +162,7 @@ func (c *Client) ensureInfo(ctx context.Context) (agent.ModelInfo, error) {
 
 // adoptWindow takes the window an overflow error states when it is smaller
 // than the one known (source "overflow").
-func (c *Client) adoptWindow(o *agent.OverflowError) {
+func (c *Client) adoptWindow(o *llm.OverflowError) {
 	if o.Window <= 0 {
 		return
 	}
@@ -172,5 +172,5 @@ func (c *Client) adoptWindow(o *agent.OverflowError) {
 		return
 	}
 	c.logf("engine: the engine states a window of %d tokens (was %d from %s)", o.Window, c.info.Window, c.info.WindowSource)
-	c.info.Window, c.info.WindowSource, c.info.Reason = o.Window, agent.SourceOverflow, ""
+	c.info.Window, c.info.WindowSource, c.info.Reason = o.Window, llm.SourceOverflow, ""
 }

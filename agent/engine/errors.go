@@ -17,7 +17,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/reika-lsp/reika-lsp/agent"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 )
 
 // APIError is an error response of the engine that is not a context
@@ -116,7 +116,7 @@ func (c *Client) unreachableHint() string {
 }
 
 // baseURLHint says how to point reika at the engine, in the place the base
-// URL came from (agent.Settings.Sources).
+// URL came from (the agent's Settings.Sources).
 func baseURLHint(from string) string {
 	switch {
 	case from == "editor":
@@ -139,7 +139,7 @@ func (c *Client) authHint() string {
 }
 
 // classify turns an error from go-openai or net/http into the error the
-// caller sees: *agent.OverflowError, *agent.UnreachableError, *APIError,
+// caller sees: *llm.OverflowError, *llm.UnreachableError, *APIError,
 // *connectionLostError, the context's error, or the error itself. cap holds
 // what the transport saw of the response.
 func (c *Client) classify(ctx context.Context, err error, cap *capture) error {
@@ -183,7 +183,7 @@ func (c *Client) classify(ctx context.Context, err error, cap *capture) error {
 		return c.errorFromInfo(status, info, cap)
 	}
 	if isUnreachable(err) {
-		return &agent.UnreachableError{URL: c.displayURL, Hint: c.unreachableHint(), Err: innerURLError(err)}
+		return &llm.UnreachableError{URL: c.displayURL, Hint: c.unreachableHint(), Err: innerURLError(err)}
 	}
 	var syntaxErr *json.SyntaxError
 	var typeErr *json.UnmarshalTypeError
@@ -207,7 +207,7 @@ func (c *Client) errorFromInfo(status int, info errorInfo, cap *capture) error {
 		if msg == "" {
 			msg = "the prompt is too long for the model's context window"
 		}
-		return &agent.OverflowError{PromptTokens: prompt, Window: window, Message: msg}
+		return &llm.OverflowError{PromptTokens: prompt, Window: window, Message: msg}
 	}
 	e := &APIError{Status: status, Type: info.Type, Code: info.Code, Message: info.Message}
 	if status == http.StatusUnauthorized || status == http.StatusForbidden || info.Type == "authentication_error" {
@@ -309,11 +309,11 @@ func (r redactor) error(err error) error {
 	if err == nil || len(r.key) < 4 || !strings.Contains(err.Error(), r.key) {
 		return err
 	}
-	var o *agent.OverflowError
+	var o *llm.OverflowError
 	if errors.As(err, &o) {
 		o.Message = r.text(o.Message)
 	}
-	var u *agent.UnreachableError
+	var u *llm.UnreachableError
 	if errors.As(err, &u) {
 		u.URL = r.text(u.URL)
 		u.Err = &redactedError{err: u.Err, r: r}

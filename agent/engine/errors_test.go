@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reika-lsp/reika-lsp/agent"
 	"github.com/reika-lsp/reika-lsp/agent/enginetest"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
@@ -37,8 +37,8 @@ func TestOverflowFromEachEngine(t *testing.T) {
 			req := userReq(longTask)
 			req.MaxTokens = tc.maxTokens
 			_, _, err := h.ask(req)
-			var o *agent.OverflowError
-			if !errors.As(err, &o) || !agent.IsOverflow(err) {
+			var o *llm.OverflowError
+			if !errors.As(err, &o) || !llm.IsOverflow(err) {
 				t.Fatalf("err = %v, want an OverflowError", err)
 			}
 			recs := h.srv.Requests()
@@ -56,7 +56,7 @@ func TestOverflowFromEachEngine(t *testing.T) {
 			}
 			// The stated window is adopted (source "overflow").
 			info := h.info()
-			if info.Window != tc.opts.Window || info.WindowSource != agent.SourceOverflow {
+			if info.Window != tc.opts.Window || info.WindowSource != llm.SourceOverflow {
 				t.Errorf("after the overflow: %+v", info)
 			}
 		})
@@ -67,10 +67,10 @@ func TestOverflowAdoptedOnlyWhenSmaller(t *testing.T) {
 	h := newHarness(t, enginetest.Options{Shape: enginetest.ShapeVLLM, Window: 2000})
 	req := userReq(longTask)
 	req.MaxTokens = 1900
-	if _, _, err := h.ask(req); !agent.IsOverflow(err) {
+	if _, _, err := h.ask(req); !llm.IsOverflow(err) {
 		t.Fatalf("err = %v", err)
 	}
-	if info := h.info(); info.Window != 2000 || info.WindowSource != agent.SourceEndpoint {
+	if info := h.info(); info.Window != 2000 || info.WindowSource != llm.SourceEndpoint {
 		t.Errorf("a stated window equal to the known one changed the source: %+v", info)
 	}
 }
@@ -136,7 +136,7 @@ func TestAPIErrorShape(t *testing.T) {
 	h := newHarness(t, enginetest.Options{Script: enginetest.Sequence(enginetest.Reply{Fault: enginetest.Fault{Status: 404, Message: "File Not Found"}})})
 	_, _, err := h.ask(userReq("go"))
 	var a *APIError
-	if !errors.As(err, &a) || a.Status != 404 || a.Type != "not_found_error" || a.Message != "File Not Found" || agent.IsOverflow(err) {
+	if !errors.As(err, &a) || a.Status != 404 || a.Type != "not_found_error" || a.Message != "File Not Found" || llm.IsOverflow(err) {
 		t.Errorf("err = %#v", err)
 	}
 }
@@ -200,14 +200,14 @@ func TestAPIKeyNeverLeaks(t *testing.T) {
 
 	// Overflow and unreachable errors are cleaned too.
 	red := redactor{key: key}
-	o := red.error(&agent.OverflowError{Message: "prompt from " + key + " too long"})
-	u := red.error(&agent.UnreachableError{URL: "http://" + key + "@h/v1", Err: errors.New("dial " + key)})
+	o := red.error(&llm.OverflowError{Message: "prompt from " + key + " too long"})
+	u := red.error(&llm.UnreachableError{URL: "http://" + key + "@h/v1", Err: errors.New("dial " + key)})
 	for _, e := range []error{o, u} {
 		if strings.Contains(e.Error(), key) {
 			t.Errorf("leak: %v", e)
 		}
 	}
-	if !agent.IsOverflow(o) {
+	if !llm.IsOverflow(o) {
 		t.Error("redaction lost the overflow type")
 	}
 }
@@ -294,8 +294,8 @@ func TestStreamedOverflowWithNoFinish(t *testing.T) {
 	}))
 	defer srv.Close()
 	c, _ := New(Config{BaseURL: srv.URL + "/v1", CacheDir: t.TempDir(), HTTPClient: testHTTP(t, nil)})
-	_, err := c.Complete(ctx(t), &agent.Request{Messages: []ctxwin.Message{{Role: "user", Content: "x"}}}, nil)
-	var o *agent.OverflowError
+	_, err := c.Complete(ctx(t), &llm.Request{Messages: []ctxwin.Message{{Role: "user", Content: "x"}}}, nil)
+	var o *llm.OverflowError
 	if !errors.As(err, &o) || o.PromptTokens != 5000 || o.Window != 4096 {
 		t.Errorf("err = %v", err)
 	}
@@ -322,8 +322,8 @@ func TestNotAChatCompletion(t *testing.T) {
 func TestUnreachableKeepsTheSetting(t *testing.T) {
 	c, _ := New(Config{BaseURL: "http://127.0.0.1:1/v1", ContextWindow: 24000, Model: "m", CacheDir: t.TempDir(), HTTPClient: testHTTP(t, nil)})
 	info, err := c.Info(ctx(t))
-	var u *agent.UnreachableError
-	if !errors.As(err, &u) || info.Window != 24000 || info.WindowSource != agent.SourceSetting || info.Model != "m" {
+	var u *llm.UnreachableError
+	if !errors.As(err, &u) || info.Window != 24000 || info.WindowSource != llm.SourceSetting || info.Model != "m" {
 		t.Errorf("info %+v err %v", info, err)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reika-lsp/reika-lsp/agent"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 )
 
 // Fuzz tests for every parser of engine output: no input may panic. The
@@ -107,7 +107,7 @@ func FuzzParseChunk(f *testing.F) {
 			if err != nil {
 				return
 			}
-			acc.add(c, func(agent.Delta) {})
+			acc.add(c, func(llm.Delta) {})
 		}
 		m := acc.message()
 		for _, tc := range m.ToolCalls {
@@ -184,7 +184,7 @@ func FuzzComplete(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp, err := c.Complete(context.Background(), userReq("x"), func(agent.Delta) {})
+		resp, err := c.Complete(context.Background(), userReq("x"), func(llm.Delta) {})
 		if err == nil && resp == nil {
 			t.Fatal("no response and no error")
 		}

@@ -7,7 +7,7 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/reika-lsp/reika-lsp/agent"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 )
 
 // get is do with GET and no body.
@@ -33,7 +33,7 @@ func (e *statusError) Error() string {
 // /api/show) to url, an absolute URL built on c.rootURL or c.baseURL, with
 // the API key as a bearer token, within probeTimeout. It returns the body,
 // read up to maxBody bytes. An engine that cannot be reached is an
-// *agent.UnreachableError; a status other than 2xx is a *statusError.
+// *llm.UnreachableError; a status other than 2xx is a *statusError.
 func (c *Client) do(ctx context.Context, method, url string, body []byte) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
@@ -60,7 +60,7 @@ func (c *Client) do(ctx context.Context, method, url string, body []byte) ([]byt
 	resp, err := c.http.Do(req)
 	if err != nil {
 		if isUnreachable(err) {
-			return nil, &agent.UnreachableError{URL: c.displayURL, Hint: c.unreachableHint(), Err: innerURLError(err)}
+			return nil, &llm.UnreachableError{URL: c.displayURL, Hint: c.unreachableHint(), Err: innerURLError(err)}
 		}
 		return nil, innerURLError(err)
 	}

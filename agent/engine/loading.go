@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/reika-lsp/reika-lsp/agent"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 )
 
 // While llama-server loads its model it answers every route, /health
@@ -16,7 +16,7 @@ import (
 // "unavailable_error","code":503}}. A model of tens of gigabytes takes
 // minutes to load, so the client waits for it — discovery and completions
 // alike — instead of failing or retrying a bounded few times, and says so:
-// a log line, and the loading hook (agent.LoadWatcher) that the agent turns
+// a log line, and the loading hook (llm.LoadWatcher) that the agent turns
 // into its status.
 
 // DefaultLoadWait bounds the wait for an engine that is loading its model.
@@ -25,10 +25,10 @@ const DefaultLoadWait = 15 * time.Minute
 // loadPoll bounds the pause between two looks at a loading engine.
 const loadPoll = 5 * time.Second
 
-var _ agent.LoadWatcher = (*Client)(nil)
+var _ llm.LoadWatcher = (*Client)(nil)
 
 // WatchLoading sets the function told when the engine starts (true) and
-// stops (false) loading its model; see agent.LoadWatcher.
+// stops (false) loading its model; see llm.LoadWatcher.
 func (c *Client) WatchLoading(f func(loading bool)) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

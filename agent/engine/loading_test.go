@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reika-lsp/reika-lsp/agent"
 	"github.com/reika-lsp/reika-lsp/agent/enginetest"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
@@ -43,7 +43,7 @@ func TestDiscoveryWaitsWhileTheModelLoads(t *testing.T) {
 		}
 	})
 	info := h.info()
-	if info.Window != 8192 || info.WindowSource != agent.SourceEndpoint || info.Model != enginetest.DefaultModel {
+	if info.Window != 8192 || info.WindowSource != llm.SourceEndpoint || info.Model != enginetest.DefaultModel {
 		t.Errorf("info %+v", info)
 	}
 	if got := l.get(); len(got) != 2 || !got[0] || got[1] {

@@ -10,11 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reika-lsp/reika-lsp/agent"
+	"go.uber.org/goleak"
+
 	"github.com/reika-lsp/reika-lsp/agent/enginetest"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 	"github.com/reika-lsp/reika-lsp/ctxwin"
 	"github.com/reika-lsp/reika-lsp/internal/deptest"
-	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) {
@@ -23,6 +24,17 @@ func TestMain(m *testing.M) {
 
 func TestDeps(t *testing.T) {
 	deptest.Forbid(t, ".", "go.lsp.dev", "github.com/reika-lsp/reika-lsp/lsp", "github.com/reika-lsp/reika-lsp/agent/enginetest")
+	// The engine implements the model contract (agent/llm) and knows
+	// nothing of the agent: no sessions, no tools, no tree-sitter.
+	deptest.ForbidPackage(t, ".", "github.com/reika-lsp/reika-lsp/agent")
+	deptest.Forbid(t, ".", "github.com/reika-lsp/reika-lsp/agent/tools", "github.com/reika-lsp/reika-lsp/outline", "github.com/smacker/go-tree-sitter")
+	// The contract itself is a leaf: the standard library and ctxwin's
+	// message types.
+	for _, d := range deptest.Deps(t, "github.com/reika-lsp/reika-lsp/agent/llm") {
+		if d != "github.com/reika-lsp/reika-lsp/agent/llm" && d != "github.com/reika-lsp/reika-lsp/ctxwin" {
+			t.Errorf("agent/llm imports %s", d)
+		}
+	}
 	// agent/engine is the only importer of go-openai: agent must not.
 	deptest.Forbid(t, "github.com/reika-lsp/reika-lsp/agent", "github.com/sashabaranov/go-openai", "github.com/reika-lsp/reika-lsp/agent/engine")
 }
@@ -104,7 +116,7 @@ func ctx(t *testing.T) context.Context {
 	return c
 }
 
-func (h *harness) info() agent.ModelInfo {
+func (h *harness) info() llm.ModelInfo {
 	h.t.Helper()
 	info, err := h.c.Info(ctx(h.t))
 	if err != nil {
@@ -114,17 +126,17 @@ func (h *harness) info() agent.ModelInfo {
 }
 
 // ask sends one user message (with the read tool) and collects deltas.
-func (h *harness) ask(req *agent.Request) (*agent.Response, []agent.Delta, error) {
+func (h *harness) ask(req *llm.Request) (*llm.Response, []llm.Delta, error) {
 	h.t.Helper()
-	var deltas []agent.Delta
-	resp, err := h.c.Complete(ctx(h.t), req, func(d agent.Delta) { deltas = append(deltas, d) })
+	var deltas []llm.Delta
+	resp, err := h.c.Complete(ctx(h.t), req, func(d llm.Delta) { deltas = append(deltas, d) })
 	return resp, deltas, err
 }
 
 var readTool = ctxwin.ToolSpec{Name: "read", Description: "Read a file.", Parameters: []byte(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)}
 
-func userReq(text string) *agent.Request {
-	return &agent.Request{
+func userReq(text string) *llm.Request {
+	return &llm.Request{
 		Messages: []ctxwin.Message{{Role: ctxwin.RoleSystem, Content: "You are a coding agent."}, {Role: ctxwin.RoleUser, Content: text}},
 		Tools:    []ctxwin.ToolSpec{readTool},
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/reika-lsp/reika-lsp/agent"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 	"github.com/reika-lsp/reika-lsp/agent/tools"
 	"github.com/reika-lsp/reika-lsp/internal/gguf"
 	"github.com/reika-lsp/reika-lsp/internal/llamaserver"
@@ -82,7 +83,7 @@ func TestRealDiscovery(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if info.Window != tc.window || info.WindowSource != agent.SourceEndpoint || info.Engine != EngineLlamaCpp {
+			if info.Window != tc.window || info.WindowSource != llm.SourceEndpoint || info.Engine != EngineLlamaCpp {
 				t.Errorf("info %+v, want window %d from the endpoint", info, tc.window)
 			}
 			b, err := c.get(ctx(t), c.rootURL+"/props")
@@ -104,9 +105,9 @@ func TestRealDiscovery(t *testing.T) {
 func TestRealStreamingUsageAndTimings(t *testing.T) {
 	srv := startReal(t, llamaserver.Config{Ctx: 4096, Parallel: 1})
 	c, _ := realClient(t, srv)
-	var deltas []agent.Delta
+	var deltas []llm.Delta
 	req := userReq("hello there")
-	resp, err := c.Complete(ctx(t), req, func(d agent.Delta) { deltas = append(deltas, d) })
+	resp, err := c.Complete(ctx(t), req, func(d llm.Delta) { deltas = append(deltas, d) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,12 +143,12 @@ func TestRealOverflow(t *testing.T) {
 	c, l := realClient(t, srv, withWindow(8192)) // a setting larger than the slot
 	req := userReq(strings.Repeat("The quick brown fox jumps over the lazy dog. ", 600))
 	_, err := c.Complete(ctx(t), req, nil)
-	var o *agent.OverflowError
+	var o *llm.OverflowError
 	if !asOverflow(err, &o) || o.Window != 2048 || o.PromptTokens <= 2048 || !strings.Contains(o.Message, "exceeds the available context size (2048 tokens)") {
 		t.Fatalf("err = %v", err)
 	}
 	info, _ := c.Info(ctx(t))
-	if info.Window != 2048 || info.WindowSource != agent.SourceOverflow {
+	if info.Window != 2048 || info.WindowSource != llm.SourceOverflow {
 		t.Errorf("after the overflow: %+v", info)
 	}
 	if !strings.Contains(l.String(), "states a window of 2048 tokens") {
@@ -158,7 +159,7 @@ func TestRealOverflow(t *testing.T) {
 	}
 }
 
-func asOverflow(err error, o **agent.OverflowError) bool {
+func asOverflow(err error, o **llm.OverflowError) bool {
 	if err == nil {
 		return false
 	}

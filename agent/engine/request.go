@@ -6,13 +6,13 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/reika-lsp/reika-lsp/agent"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 )
 
 // extraFields are the non-OpenAI fields of one chat request: llama.cpp's
 // cache_prompt, n_cache_reuse and, for a subagent on a server with several
 // slots, id_slot. nil for other engines.
-func (c *Client) extraFields(ctx context.Context, info agent.ModelInfo, req *agent.Request) map[string]any {
+func (c *Client) extraFields(ctx context.Context, info llm.ModelInfo, req *llm.Request) map[string]any {
 	if info.Engine != EngineLlamaCpp {
 		return nil
 	}
@@ -44,7 +44,7 @@ func fieldsOf(ctx context.Context) map[string]any {
 
 // buildRequest converts the agent's request. Temperature is left unset;
 // max_tokens is sent only when the request caps the completion.
-func (c *Client) buildRequest(model string, req *agent.Request) openai.ChatCompletionRequest {
+func (c *Client) buildRequest(model string, req *llm.Request) openai.ChatCompletionRequest {
 	r := openai.ChatCompletionRequest{Model: model}
 	for _, m := range req.Messages {
 		om := openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, ReasoningContent: m.Reasoning, ToolCallID: m.ToolCallID}

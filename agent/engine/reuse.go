@@ -1,6 +1,8 @@
 package engine
 
-import "github.com/reika-lsp/reika-lsp/agent"
+import (
+	"github.com/reika-lsp/reika-lsp/agent/llm"
+)
 
 // DefaultCacheReuse is the n_cache_reuse reika asks llama.cpp for when the
 // cacheReuse setting is auto: the smallest run of tokens, after the first
@@ -26,6 +28,14 @@ import "github.com/reika-lsp/reika-lsp/agent"
 // the size where chance matches stopped.
 const DefaultCacheReuse = 8
 
+// CacheReuseAuto and CacheReuseOff, as Config.CacheReuse, are the
+// cacheReuse setting's "auto" and "off", with the values of the agent's
+// settings (agent.CacheReuseAuto, agent.CacheReuseOff).
+const (
+	CacheReuseAuto = 0
+	CacheReuseOff  = -1
+)
+
 // CacheReuseServer, as Config.CacheReuse, sends no n_cache_reuse at all, so
 // that the server's own --cache-reuse applies, as it does to a client that
 // does not know the field. No setting gives it: the bench runs the peers'
@@ -34,14 +44,14 @@ const CacheReuseServer = -2
 
 // cacheReuse is the n_cache_reuse to send with a chat request, and whether
 // to send it at all: only to llama.cpp, which alone reads it.
-func (c *Client) cacheReuse(info agent.ModelInfo) (int, bool) {
+func (c *Client) cacheReuse(info llm.ModelInfo) (int, bool) {
 	if info.Engine != EngineLlamaCpp {
 		return 0, false
 	}
 	switch n := c.cfg.CacheReuse; {
 	case n == CacheReuseServer:
 		return 0, false
-	case n == agent.CacheReuseOff:
+	case n == CacheReuseOff:
 		return 0, true
 	case n > 0:
 		return n, true

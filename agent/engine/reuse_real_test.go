@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/reika-lsp/reika-lsp/agent"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 	"github.com/reika-lsp/reika-lsp/ctxwin"
 	"github.com/reika-lsp/reika-lsp/internal/gguf"
 	"github.com/reika-lsp/reika-lsp/internal/goroot"
@@ -139,7 +140,7 @@ func reuseSizes(t *testing.T, name string) []int {
 // own template (/apply-template) and tokenizer.
 func renderTokens(t *testing.T, c *Client, msgs []ctxwin.Message) []int {
 	t.Helper()
-	oreq := c.buildRequest("m", &agent.Request{Messages: msgs})
+	oreq := c.buildRequest("m", &llm.Request{Messages: msgs})
 	body, _ := json.Marshal(map[string]any{"messages": oreq.Messages})
 	body = rewriteRequest(body, nil)
 	b, err := c.do(ctx(t), "POST", c.rootURL+"/apply-template", body)
@@ -227,11 +228,11 @@ func TestRealChunkReuse(t *testing.T) {
 		kept := len(renderTokens(t, plain, sc.next[:len(sc.next)-sc.tail]))
 		for _, n := range reuseSizes(t, sc.name) {
 			c, _ := realClient(t, srv, func(c *Config) { c.CacheReuse = n })
-			if _, err := plain.Complete(ctx(t), &agent.Request{Messages: sc.prev, MaxTokens: 1}, nil); err != nil {
+			if _, err := plain.Complete(ctx(t), &llm.Request{Messages: sc.prev, MaxTokens: 1}, nil); err != nil {
 				t.Fatal(err)
 			}
 			before := len(srv.Log())
-			resp, err := c.Complete(ctx(t), &agent.Request{Messages: sc.next, MaxTokens: 1}, nil)
+			resp, err := c.Complete(ctx(t), &llm.Request{Messages: sc.next, MaxTokens: 1}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -298,10 +299,10 @@ func TestRealCannotShift(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := llamaserver.Start(t, tree, llamaserver.Config{Model: tc.model, Ctx: 8192, Parallel: 1, Args: []string{"--cache-ram", "0"}})
 			c, _ := realClient(t, srv)
-			if _, err := c.Complete(ctx(t), &agent.Request{Messages: sc.prev, MaxTokens: 1}, nil); err != nil {
+			if _, err := c.Complete(ctx(t), &llm.Request{Messages: sc.prev, MaxTokens: 1}, nil); err != nil {
 				t.Fatal(err)
 			}
-			resp, err := c.Complete(ctx(t), &agent.Request{Messages: sc.next, MaxTokens: 1}, nil)
+			resp, err := c.Complete(ctx(t), &llm.Request{Messages: sc.next, MaxTokens: 1}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

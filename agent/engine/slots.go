@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/reika-lsp/reika-lsp/agent"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 )
 
 // A llama-server with several slots (-np) keeps one cached prompt in each.
@@ -20,7 +20,7 @@ import (
 
 // subagentSlot is the id_slot for a subagent's request, and whether to
 // send one: on llama.cpp with at least two slots.
-func (c *Client) subagentSlot(ctx context.Context, info agent.ModelInfo) (int, bool) {
+func (c *Client) subagentSlot(ctx context.Context, info llm.ModelInfo) (int, bool) {
 	if info.Engine != EngineLlamaCpp {
 		return 0, false
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/reika-lsp/reika-lsp/agent"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 	"github.com/reika-lsp/reika-lsp/internal/gguf"
 	"github.com/reika-lsp/reika-lsp/internal/llamaserver"
 )
@@ -26,7 +27,7 @@ var subCaller = gguf.ToolCaller{
 type recorded struct {
 	subagent bool
 	prompt   int
-	timings  agent.Timings
+	timings  llm.Timings
 }
 
 // recordingModel records what each request cost.
@@ -36,7 +37,7 @@ type recordingModel struct {
 	reqs []recorded
 }
 
-func (m *recordingModel) Complete(ctx context.Context, req *agent.Request, onDelta func(agent.Delta)) (*agent.Response, error) {
+func (m *recordingModel) Complete(ctx context.Context, req *llm.Request, onDelta func(llm.Delta)) (*llm.Response, error) {
 	resp, err := m.Client.Complete(ctx, req, onDelta)
 	if err == nil && resp.Timings != nil && resp.Usage != nil {
 		m.mu.Lock()

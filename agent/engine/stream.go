@@ -10,7 +10,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/reika-lsp/reika-lsp/agent"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
@@ -49,7 +49,7 @@ func newAccumulator() *accumulator {
 }
 
 // add takes one chunk, passing its text to onDelta.
-func (a *accumulator) add(c chunk, onDelta func(agent.Delta)) {
+func (a *accumulator) add(c chunk, onDelta func(llm.Delta)) {
 	if c.x.Usage != nil && c.x.Usage.PromptTokens.Valid {
 		a.usage = c.x.Usage
 	}
@@ -76,7 +76,7 @@ func (a *accumulator) add(c chunk, onDelta func(agent.Delta)) {
 		a.reasoning.WriteString(reasoning)
 		a.content.WriteString(d.Content)
 		if onDelta != nil {
-			onDelta(agent.Delta{Content: d.Content, Reasoning: reasoning})
+			onDelta(llm.Delta{Content: d.Content, Reasoning: reasoning})
 			a.deltas++
 		}
 	}
@@ -145,13 +145,13 @@ func fillCallIDs(calls []ctxwin.ToolCall) {
 	}
 }
 
-// usageOf converts what the engine reported into agent.Usage: nil when it
+// usageOf converts what the engine reported into llm.Usage: nil when it
 // reported nothing. llama.cpp timings stand in for missing usage or cached
 // counts (cache_n is the cached tokens; prompt = cache_n + prompt_n).
-func usageOf(u *usageJSON, t *timingsJSON) *agent.Usage {
-	var out *agent.Usage
+func usageOf(u *usageJSON, t *timingsJSON) *llm.Usage {
+	var out *llm.Usage
 	if u != nil && u.PromptTokens.Valid {
-		out = &agent.Usage{PromptTokens: u.PromptTokens.N, CompletionTokens: u.CompletionTokens.N}
+		out = &llm.Usage{PromptTokens: u.PromptTokens.N, CompletionTokens: u.CompletionTokens.N}
 		switch {
 		case u.PromptTokensDetails != nil && u.PromptTokensDetails.CachedTokens.Valid:
 			out.CachedTokens, out.CachedKnown = u.PromptTokensDetails.CachedTokens.N, true
@@ -161,7 +161,7 @@ func usageOf(u *usageJSON, t *timingsJSON) *agent.Usage {
 	}
 	if t != nil && t.CacheN.Valid && t.PromptN.Valid {
 		if out == nil {
-			out = &agent.Usage{PromptTokens: t.CacheN.N + t.PromptN.N, CompletionTokens: t.PredictedN.N}
+			out = &llm.Usage{PromptTokens: t.CacheN.N + t.PromptN.N, CompletionTokens: t.PredictedN.N}
 		}
 		if !out.CachedKnown {
 			out.CachedTokens, out.CachedKnown = t.CacheN.N, true
@@ -171,9 +171,9 @@ func usageOf(u *usageJSON, t *timingsJSON) *agent.Usage {
 }
 
 // timingsOf converts llama.cpp timings; nil when there were none.
-func timingsOf(t *timingsJSON) *agent.Timings {
+func timingsOf(t *timingsJSON) *llm.Timings {
 	if t == nil || !t.CacheN.Valid && !t.PromptN.Valid {
 		return nil
 	}
-	return &agent.Timings{CacheN: t.CacheN.N, PromptN: t.PromptN.N, PromptMS: t.PromptMS.F}
+	return &llm.Timings{CacheN: t.CacheN.N, PromptN: t.PromptN.N, PromptMS: t.PromptMS.F}
 }

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/reika-lsp/reika-lsp/agent"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 )
 
-// Counting with the engine's tokenizer (agent.TokenCounter). llama.cpp
+// Counting with the engine's tokenizer (llm.TokenCounter). llama.cpp
 // answers POST /tokenize {"content": "…", "with_pieces": true} with
 // {"tokens": [{"id": 1, "piece": "…"}, …]} (a piece that is not valid UTF-8
 // comes as a list of bytes); vLLM answers POST /tokenize at the server root
@@ -29,10 +29,10 @@ import (
 // optimisation, never worth holding a round up for.
 const tokenizeTimeout = 5 * time.Second
 
-var _ agent.TokenCounter = (*Client)(nil)
+var _ llm.TokenCounter = (*Client)(nil)
 
 // CountTokens counts each text with the engine's tokenizer in one request;
-// see agent.TokenCounter.
+// see llm.TokenCounter.
 func (c *Client) CountTokens(ctx context.Context, texts []string) ([]int, error) {
 	info, err := c.ensureInfo(ctx)
 	if err != nil {
@@ -42,7 +42,7 @@ func (c *Client) CountTokens(ctx context.Context, texts []string) ([]int, error)
 	off := c.noTokenize
 	c.mu.Unlock()
 	if off || info.Engine != EngineLlamaCpp && info.Engine != EngineVLLM {
-		return nil, agent.ErrNoTokenizer
+		return nil, llm.ErrNoTokenizer
 	}
 	if len(texts) == 0 {
 		return nil, nil
@@ -62,7 +62,7 @@ func (c *Client) CountTokens(ctx context.Context, texts []string) ([]int, error)
 		c.mu.Lock()
 		c.noTokenize = true
 		c.mu.Unlock()
-		return nil, fmt.Errorf("%w (POST /tokenize: %v)", agent.ErrNoTokenizer, err)
+		return nil, fmt.Errorf("%w (POST /tokenize: %v)", llm.ErrNoTokenizer, err)
 	}
 	if err != nil {
 		return nil, c.red.error(fmt.Errorf("POST /tokenize: %w", err))

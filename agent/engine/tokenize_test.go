@@ -13,8 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/reika-lsp/reika-lsp/agent"
 	"github.com/reika-lsp/reika-lsp/agent/enginetest"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 )
 
 func tokenizeCalls(srv *enginetest.Server) int {
@@ -73,7 +73,7 @@ func TestCountTokensWithout(t *testing.T) {
 		{Shape: enginetest.ShapeLlamaCpp, NoTokenize: true}, {Shape: enginetest.ShapeVLLM, NoTokenize: true}} {
 		h := newHarness(t, o)
 		for range 2 {
-			if _, err := h.c.CountTokens(ctx(t), []string{"x"}); !errors.Is(err, agent.ErrNoTokenizer) {
+			if _, err := h.c.CountTokens(ctx(t), []string{"x"}); !errors.Is(err, llm.ErrNoTokenizer) {
 				t.Errorf("%s (NoTokenize %v): %v, want ErrNoTokenizer", o.Shape, o.NoTokenize, err)
 			}
 		}
@@ -117,7 +117,7 @@ func TestCountTokensFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 2 {
-		if _, err := c.CountTokens(ctx(t), []string{"x"}); err == nil || errors.Is(err, agent.ErrNoTokenizer) {
+		if _, err := c.CountTokens(ctx(t), []string{"x"}); err == nil || errors.Is(err, llm.ErrNoTokenizer) {
 			t.Errorf("a failing /tokenize: %v", err)
 		}
 	}

@@ -3,13 +3,15 @@ package tools
 import (
 	"strings"
 	"testing"
+
+	"github.com/reika-lsp/reika-lsp/agent/approval"
 )
 
 // TestLongCommandRefusedWhenItWouldAsk refuses, without asking, a command
 // too long to show whole, and runs it when no one is asked.
 func TestLongCommandRefusedWhenItWouldAsk(t *testing.T) {
 	root := workspace(t, nil)
-	long := "echo " + strings.Repeat("a", ApprovalTextBytes)
+	long := "echo " + strings.Repeat("a", approval.TextBytes)
 	ap := &approver{}
 	env := newEnv(t, root, ap)
 	res := run(t, env, "bash", jsonArgs(t, map[string]any{"command": long}))
@@ -21,26 +23,9 @@ func TestLongCommandRefusedWhenItWouldAsk(t *testing.T) {
 		t.Errorf("allowed without asking: %+v", res)
 	}
 	env.WouldAsk = nil
-	short := "echo " + strings.Repeat("b", ApprovalTextBytes-5)
+	short := "echo " + strings.Repeat("b", approval.TextBytes-5)
 	ap.asked = nil
 	if res := run(t, env, "bash", jsonArgs(t, map[string]any{"command": short})); res.IsError || len(ap.asked) != 1 || ap.asked[0].Detail != short {
 		t.Errorf("a command that fits: %+v, asked %+v", res, ap.asked)
-	}
-}
-
-func TestVisible(t *testing.T) {
-	for in, want := range map[string]string{
-		"ls -la\n\tdone":           "ls -la\n\tdone",
-		"echo hi\rrm -rf ~":        `echo hi\x0drm -rf ~`,
-		"\x1b[8mhidden\x1b[0m":     `\x1b[8mhidden\x1b[0m`,
-		"safe \u202eevil\u202c":    "safe <U+202E>evil<U+202C>",
-		"zero\u200bwidth\ufeff":    "zero<U+200B>width<U+FEFF>",
-		"bad \xff byte":            `bad \xff byte`,
-		"caf\u00e9 \u65e5\u672c 🙂": "caf\u00e9 \u65e5\u672c 🙂",
-		"c1 \u009b31m":             "c1 <U+009B>31m",
-	} {
-		if got := Visible(in); got != want {
-			t.Errorf("Visible(%q) = %q, want %q", in, got, want)
-		}
 	}
 }

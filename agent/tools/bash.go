@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/reika-lsp/reika-lsp/agent/approval"
 	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
@@ -52,9 +53,9 @@ func (bashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin.
 	if strings.ContainsRune(command, 0) {
 		return errResult(ctxwin.KindBash, "command contains a NUL byte"), nil
 	}
-	if len(command) > ApprovalTextBytes && env.wouldAsk("command") {
+	if len(command) > approval.TextBytes && env.wouldAsk("command") {
 		return errResult(ctxwin.KindBash, "the command is %d bytes, longer than the %d an approval can show whole; "+
-			"write the script to a file with write, then run the file", len(command), ApprovalTextBytes), nil
+			"write the script to a file with write, then run the file", len(command), approval.TextBytes), nil
 	}
 	var notes []string
 	switch {
@@ -70,7 +71,7 @@ func (bashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin.
 	if strings.Contains(strings.TrimSpace(command), "\n") && !strings.HasSuffix(short, "…`") {
 		short = strings.TrimSuffix(short, "`") + " …`"
 	}
-	if !env.approve(ctx, Approval{
+	if !env.approve(ctx, approval.Request{
 		Tool:    NameBash,
 		Kind:    "command",
 		Summary: "run " + short,

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reika-lsp/reika-lsp/agent/approval"
 	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
@@ -44,7 +45,7 @@ func (fetchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin
 		return errResult(ctxwin.KindFetch, "%v", err), nil
 	}
 	target := u.String()
-	if !env.approve(ctx, Approval{Tool: NameFetchURL, Kind: "fetch", Summary: "fetch " + target, Detail: target}) {
+	if !env.approve(ctx, approval.Request{Tool: NameFetchURL, Kind: "fetch", Summary: "fetch " + target, Detail: target}) {
 		return errResult(ctxwin.KindFetch, "fetching %s was denied by the user", target), nil
 	}
 	page, err := env.fetchPage(ctx, rawURL, u)
@@ -217,7 +218,7 @@ func (env *Env) redirectAsks(ctx context.Context, approved *url.URL) *http.Clien
 		}
 		if k := hostKey(req.URL); k != host && !upgrade(host, k) {
 			from, to := via[len(via)-1].URL.Redacted(), req.URL.Redacted()
-			if !env.approve(ctx, Approval{Tool: NameFetchURL, Kind: "fetch", Summary: "fetch " + to + " (a redirect from " + from + ")", Detail: to}) {
+			if !env.approve(ctx, approval.Request{Tool: NameFetchURL, Kind: "fetch", Summary: "fetch " + to + " (a redirect from " + from + ")", Detail: to}) {
 				return &redirectDenied{from: from, to: to}
 			}
 			host = k

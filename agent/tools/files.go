@@ -3,16 +3,13 @@ package tools
 import (
 	"bytes"
 	"context"
-	"errors"
-	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/reika-lsp/reika-lsp/internal/atomicfile"
+	"github.com/reika-lsp/reika-lsp/internal/regular"
 	"github.com/reika-lsp/reika-lsp/internal/walk"
 )
 
@@ -21,45 +18,11 @@ import (
 // same directory renamed over the target, keeping its permissions.
 type DiskFiles struct{}
 
-// ReadFile implements Files. Only a regular file is read (ReadRegular).
-func (DiskFiles) ReadFile(path string) ([]byte, error) { return ReadRegular(path) }
+// ReadFile implements Files. Only a regular file is read (package regular).
+func (DiskFiles) ReadFile(path string) ([]byte, error) { return regular.Read(path) }
 
 // OverlaidPaths implements OverlaidFiles: none, every read is the disk's.
 func (DiskFiles) OverlaidPaths() []string { return nil }
-
-// ReadRegular reads a regular file. Anything else (a FIFO, a device, a
-// socket) is an error, found without blocking: the file is opened
-// non-blocking and looked at before it is read.
-func ReadRegular(path string) ([]byte, error) {
-	f, err := openRegular(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(f)
-}
-
-// openRegular opens a regular file for reading, refusing anything else
-// without blocking on it.
-func openRegular(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		if fi.IsDir() {
-			return nil, &fs.PathError{Op: "read", Path: path, Err: errors.New("is a directory")}
-		}
-		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("is %s, not a regular file", specialKind(fi.Mode()))}
-	}
-	return f, nil
-}
 
 // WriteFile implements Files: atomically, keeping the file's mode.
 func (DiskFiles) WriteFile(ctx context.Context, path string, content []byte) error {

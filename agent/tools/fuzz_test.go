@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/reika-lsp/reika-lsp/agent/approval"
 )
 
 // Every tool takes any argument text without panicking and without a Go
@@ -35,7 +37,7 @@ func FuzzToolArgs(f *testing.F) {
 			Root:    root,
 			Files:   DiskFiles{},
 			TempDir: tmp,
-			Approve: func(_ context.Context, a Approval) bool { return a.Kind == "edit" },
+			Approve: func(_ context.Context, a approval.Request) bool { return a.Kind == "edit" },
 			Subagent: func(_ context.Context, task string) (string, error) {
 				return "report on " + task, nil
 			},

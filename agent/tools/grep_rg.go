@@ -17,6 +17,8 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/reika-lsp/reika-lsp/internal/regular"
 )
 
 // grep's fast path: ripgrep (rg) searches the files the walk chose,
@@ -148,7 +150,7 @@ func (env *Env) searchRipgrep(ctx context.Context, rg, expr string, out *output,
 // decides, reading only what that needs; an unreadable file is binary
 // (searchGo skips it too).
 func binaryFile(path string) bool {
-	f, err := openRegular(path)
+	f, err := regular.Open(path)
 	if err != nil {
 		return true
 	}

@@ -10,8 +10,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/reika-lsp/reika-lsp/ctxwin"
 	"go.uber.org/goleak"
+
+	"github.com/reika-lsp/reika-lsp/agent/approval"
+	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
 func TestMain(m *testing.M) {
@@ -57,11 +59,11 @@ func readFile(t testing.TB, path string) string {
 // approver records approval requests and answers them with decide.
 type approver struct {
 	mu     sync.Mutex
-	asked  []Approval
-	decide func(Approval) bool
+	asked  []approval.Request
+	decide func(approval.Request) bool
 }
 
-func (a *approver) approve(_ context.Context, ap Approval) bool {
+func (a *approver) approve(_ context.Context, ap approval.Request) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.asked = append(a.asked, ap)
@@ -81,8 +83,8 @@ func (a *approver) kinds() []string {
 	return k
 }
 
-func allow(Approval) bool { return true }
-func deny(Approval) bool  { return false }
+func allow(approval.Request) bool { return true }
+func deny(approval.Request) bool  { return false }
 
 // newEnv is an Env over root with its own temp dir, the disk as Files and
 // ap as the approver.

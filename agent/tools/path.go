@@ -7,6 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/reika-lsp/reika-lsp/agent/approval"
+	"github.com/reika-lsp/reika-lsp/internal/regular"
 )
 
 // place is a path a tool was given, resolved.
@@ -104,7 +107,7 @@ func (env *Env) allowWrite(ctx context.Context, tool string, pl place) error {
 }
 
 func (env *Env) allowOutside(ctx context.Context, tool string, pl place) error {
-	ok := env.approve(ctx, Approval{
+	ok := env.approve(ctx, approval.Request{
 		Tool:    tool,
 		Kind:    "outside",
 		Summary: fmt.Sprintf("%s %s (outside the workspace)", tool, pl.Abs),
@@ -126,11 +129,11 @@ func (env *Env) approveChange(ctx context.Context, tool string, pl place, summar
 	if d := vcsControl(pl); d != "" {
 		kind = "command"
 		summary += fmt.Sprintf(" (in %s, a version-control directory: what is written there can run commands)", d)
-		if len(detail) > ApprovalTextBytes && env.wouldAsk(kind) {
-			return fmt.Errorf("%s: the change is %d bytes, longer than the %d an approval can show whole", summary, len(detail), ApprovalTextBytes)
+		if len(detail) > approval.TextBytes && env.wouldAsk(kind) {
+			return fmt.Errorf("%s: the change is %d bytes, longer than the %d an approval can show whole", summary, len(detail), approval.TextBytes)
 		}
 	}
-	if !env.approve(ctx, Approval{Tool: tool, Kind: kind, Summary: summary, Detail: detail}) {
+	if !env.approve(ctx, approval.Request{Tool: tool, Kind: kind, Summary: summary, Detail: detail}) {
 		return fmt.Errorf("%s: denied by the user", summary)
 	}
 	return nil
@@ -166,27 +169,11 @@ func notSpecial(pl place) error {
 	if err != nil || fi.Mode().IsRegular() || fi.IsDir() {
 		return nil
 	}
-	return fmt.Errorf("%s is %s, not a regular file; the file tools read and write regular files only", pl.Rel, specialKind(fi.Mode()))
-}
-
-// specialKind names the kind of a file that is neither regular nor a
-// directory.
-func specialKind(m os.FileMode) string {
-	switch {
-	case m&os.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	case m&os.ModeCharDevice != 0:
-		return "a character device"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	}
-	return "a special file"
+	return fmt.Errorf("%s is %s, not a regular file; the file tools read and write regular files only", pl.Rel, regular.Kind(fi.Mode()))
 }
 
 // approve asks Env.Approve; no approver means no.
-func (env *Env) approve(ctx context.Context, a Approval) bool {
+func (env *Env) approve(ctx context.Context, a approval.Request) bool {
 	if env.Approve == nil {
 		return false
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/reika-lsp/reika-lsp/agent/approval"
 )
 
 // escapeFixture is a workspace with every way out: a sibling directory
@@ -175,7 +177,7 @@ func TestOutsideNeedsApproval(t *testing.T) {
 
 func TestDanglingSymlinkWrite(t *testing.T) {
 	fx := newEscapeFixture(t)
-	ap := &approver{decide: func(a Approval) bool { return a.Kind != "outside" }}
+	ap := &approver{decide: func(a approval.Request) bool { return a.Kind != "outside" }}
 	res := run(t, newEnv(t, fx.root, ap), "write", `{"path":"dangling","content":"x"}`)
 	if !res.IsError || !slices.Equal(ap.kinds(), []string{"outside"}) {
 		t.Errorf("write through a dangling link: %+v, asked %v", res, ap.kinds())

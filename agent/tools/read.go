@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/reika-lsp/reika-lsp/ctxwin"
+	"github.com/reika-lsp/reika-lsp/internal/regular"
 )
 
 //go:embed read.md
@@ -110,7 +111,7 @@ func openForRead(env *Env, pl place) (readSource, error) {
 		return readSource{}, err
 	}
 	if statErr == nil && (pl.Temp || fi.Size() > ReadWholeBytes) {
-		f, err := openRegular(pl.Abs)
+		f, err := regular.Open(pl.Abs)
 		if err != nil {
 			return readSource{}, fmt.Errorf("cannot read %s: %w", pl.Rel, plainErr(err))
 		}

@@ -6,6 +6,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/reika-lsp/reika-lsp/agent/approval"
 )
 
 // TestFetchRedirectToAnotherHostAsksAgain follows a redirect on the same
@@ -40,7 +42,7 @@ func TestFetchRedirectToAnotherHostAsksAgain(t *testing.T) {
 		t.Errorf("a redirect on the same host: %+v, asked %d", res, len(ap.asked))
 	}
 
-	ap = &approver{decide: func(a Approval) bool { return !strings.Contains(a.Summary, "redirect") }}
+	ap = &approver{decide: func(a approval.Request) bool { return !strings.Contains(a.Summary, "redirect") }}
 	env = newEnv(t, root, ap)
 	res = run(t, env, "fetch_url", quoteArgs("url", first.URL+"/away"))
 	if !res.IsError || !strings.Contains(res.Text, "redirected to "+other.URL+"/page, another host, and fetching that was denied") || reached != 0 {

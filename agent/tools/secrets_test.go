@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/reika-lsp/reika-lsp/agent/approval"
 )
 
 // helperSecrets is the helper process of TestSecretsHiddenFromCommands: it
@@ -21,7 +23,7 @@ func helperSecrets() int {
 		fmt.Println("HideSecrets:", err)
 		return 1
 	}
-	env := &Env{Root: os.Getenv("HELPER_ROOT"), Approve: func(context.Context, Approval) bool { return true }}
+	env := &Env{Root: os.Getenv("HELPER_ROOT"), Approve: func(context.Context, approval.Request) bool { return true }}
 	res, err := Call(context.Background(), env, All(), NameBash,
 		json.RawMessage(`{"command":"env; echo ---; tr '\\0' '\\n' < /proc/$PPID/environ"}`))
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/reika-lsp/reika-lsp/agent/approval"
 	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
@@ -37,7 +38,7 @@ type Env struct {
 	Files Files
 	// Approve asks the user (or the approve setting) whether a call may run.
 	// It returns false when denied or unanswered.
-	Approve func(ctx context.Context, a Approval) bool
+	Approve func(ctx context.Context, a approval.Request) bool
 	// WouldAsk reports whether a call of kind would be put to the user
 	// (rather than allowed by the approve setting or for the session); nil
 	// means it would.
@@ -71,12 +72,4 @@ type OverlaidFiles interface {
 	// OverlaidPaths are the absolute paths whose ReadFile may differ from
 	// the file on disk (a path may be named through symlinks or resolved).
 	OverlaidPaths() []string
-}
-
-// Approval describes a call waiting for the user's consent.
-type Approval struct {
-	Tool    string // tool name
-	Kind    string // "edit", "command", "fetch" or "outside"
-	Summary string // one line: "edit src/a.go", "run `rm -rf build`"
-	Detail  string // the diff, the command, the URL
 }

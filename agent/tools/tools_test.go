@@ -18,6 +18,8 @@ func TestDeps(t *testing.T) {
 		"github.com/reika-lsp/reika-lsp/ctxwin",
 		"github.com/reika-lsp/reika-lsp/internal/walk",
 		"github.com/reika-lsp/reika-lsp/internal/atomicfile",
+		"github.com/reika-lsp/reika-lsp/internal/regular",
+		"github.com/reika-lsp/reika-lsp/agent/approval",
 	}
 	// The libraries of globs and of fetch_url's HTML, with their packages.
 	libraries := []string{
@@ -28,7 +30,7 @@ func TestDeps(t *testing.T) {
 	}
 	for _, d := range deptest.Deps(t, ".") {
 		if !slices.Contains(allowed, d) && !slices.ContainsFunc(libraries, func(l string) bool { return d == l || strings.HasPrefix(d, l+"/") }) {
-			t.Errorf("agent/tools depends on %s; it may import only the standard library, ctxwin, internal/walk, internal/atomicfile, doublestar, html-to-markdown and x/net/html", d)
+			t.Errorf("agent/tools depends on %s; it may import only the standard library, ctxwin, agent/approval, internal/walk, internal/atomicfile, internal/regular, doublestar, html-to-markdown and x/net/html", d)
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/reika-lsp/reika-lsp/agent/approval"
 )
 
 // TestVCSWritesNeedCommandApproval writes into version-control directories
@@ -13,7 +15,7 @@ import (
 func TestVCSWritesNeedCommandApproval(t *testing.T) {
 	root := workspace(t, map[string]string{".git/config": "[core]\n", "src/a.go": "package a\n", ".hg/hgrc": "", "sub/.git/HEAD": "ref\n", "wt/.git": "gitdir: ../.git/worktrees/wt\n"})
 	os.Symlink(".git", filepath.Join(root, "gitlink"))
-	editsOnly := &approver{decide: func(a Approval) bool { return a.Kind == "edit" }}
+	editsOnly := &approver{decide: func(a approval.Request) bool { return a.Kind == "edit" }}
 	env := newEnv(t, root, editsOnly)
 	for _, tc := range []struct{ tool, args string }{
 		{"write", jsonArgs(t, map[string]any{"path": ".git/config", "content": "[core]\n\tfsmonitor = touch pwned\n"})},

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/reika-lsp/reika-lsp/agent"
+	"github.com/reika-lsp/reika-lsp/agent/approval"
 	"github.com/reika-lsp/reika-lsp/agent/tools"
 )
 
@@ -195,7 +196,7 @@ func (t *terminal) Transcript(e agent.Event) {
 				t.partial.Reset()
 				t.screen.Reset()
 			}
-			shown := tools.Visible(e.Text)
+			shown := approval.Visible(e.Text)
 			fmt.Fprint(t.out, shown)
 			t.partial.WriteString(e.Text)
 			t.screen.WriteString(shown)
@@ -227,13 +228,13 @@ func (t *terminal) Transcript(e agent.Event) {
 		fmt.Fprintf(t.out, "  ↳ %s (%d lines, ~%d tokens)\n", oneLine(first, 120), strings.Count(e.Text, "\n")+1, e.Tokens)
 	case agent.EventNote:
 		t.newline()
-		fmt.Fprintf(t.out, "── note ──\n%s\n──────────\n", tools.Visible(strings.TrimSpace(e.Text)))
+		fmt.Fprintf(t.out, "── note ──\n%s\n──────────\n", approval.Visible(strings.TrimSpace(e.Text)))
 	case agent.EventShed, agent.EventFold, agent.EventInfo:
 		t.newline()
-		fmt.Fprintf(t.out, "· %s\n", tools.Visible(e.Text))
+		fmt.Fprintf(t.out, "· %s\n", approval.Visible(e.Text))
 	case agent.EventError:
 		t.newline()
-		fmt.Fprintf(t.err, "error: %s\n", tools.Visible(e.Text))
+		fmt.Fprintf(t.err, "error: %s\n", approval.Visible(e.Text))
 	}
 }
 
@@ -264,7 +265,7 @@ func (t *terminal) log(line string) {
 
 func (t *terminal) print(text string) {
 	if text != "" {
-		fmt.Fprint(t.out, tools.Visible(text))
+		fmt.Fprint(t.out, approval.Visible(text))
 		t.midLine = !strings.HasSuffix(text, "\n")
 	}
 }
@@ -346,7 +347,7 @@ func (t *terminal) finish() {
 // oneLine is s on one line for the terminal, at most n bytes (cut on a
 // character), with nothing in it the terminal would act on.
 func oneLine(s string, n int) string {
-	s = tools.Visible(strings.Join(strings.Fields(s), " "))
+	s = approval.Visible(strings.Join(strings.Fields(s), " "))
 	if len(s) > n {
 		cut := n
 		for cut > 0 && !utf8.RuneStart(s[cut]) {
@@ -365,19 +366,19 @@ type ttyApprover struct {
 	interactive bool
 }
 
-func (a *ttyApprover) Approve(ctx context.Context, req tools.Approval) agent.Decision {
+func (a *ttyApprover) Approve(ctx context.Context, req approval.Request) agent.Decision {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.t.mu.Lock()
 	a.t.newline()
 	if !a.interactive {
-		fmt.Fprintf(a.t.err, "denied (no terminal to ask; use --approve): %s\n", tools.Visible(req.Summary))
+		fmt.Fprintf(a.t.err, "denied (no terminal to ask; use --approve): %s\n", approval.Visible(req.Summary))
 		a.t.mu.Unlock()
 		return agent.Deny
 	}
 	// The whole command, as it will run (the bash tool asks for none too
 	// long to show), with nothing in it that the terminal would act on.
-	fmt.Fprintf(a.t.err, "\n%s\n%s\nAllow? [y]es, [s] for this session, [N]o: ", tools.Visible(req.Summary), tools.Visible(req.Detail))
+	fmt.Fprintf(a.t.err, "\n%s\n%s\nAllow? [y]es, [s] for this session, [N]o: ", approval.Visible(req.Summary), approval.Visible(req.Detail))
 	a.t.mu.Unlock()
 	line, err := a.in.ReadString('\n')
 	if err != nil {

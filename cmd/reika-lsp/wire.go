@@ -3,13 +3,14 @@ package main
 import (
 	"github.com/reika-lsp/reika-lsp/agent"
 	"github.com/reika-lsp/reika-lsp/agent/engine"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 )
 
 // newAgent builds the workspace's agent for the language server: the
 // engine client as its model, logging to the server's log, resuming the
 // workspace's last session.
 func newAgent(opts agent.Options) (agent.Service, error) {
-	newModel := func(s agent.Settings) (agent.Model, error) { return newModel(s, opts.Logf) }
+	newModel := func(s agent.Settings) (llm.Model, error) { return newModel(s, opts.Logf) }
 	model, err := newModel(opts.Settings)
 	if err != nil {
 		return nil, err
@@ -22,12 +23,28 @@ func newAgent(opts agent.Options) (agent.Service, error) {
 
 // newModel is the engine client for the settings; its log lines
 // (discovery, retries, fallbacks, waiting for a loading model) go to logf.
-func newModel(s agent.Settings, logf func(string, ...any)) (agent.Model, error) {
-	cfg := engine.ConfigFromSettings(s)
+func newModel(s agent.Settings, logf func(string, ...any)) (llm.Model, error) {
+	cfg := engineConfig(s)
 	cfg.Logf = logf
 	c, err := engine.New(cfg)
 	if err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+// engineConfig maps the user's settings (DESIGN.md §5) onto the engine
+// client's Config: base URL and where it came from, API key, model, context
+// window, catalog URL and chunk reuse. The caller adds the HTTP client and
+// the logger.
+func engineConfig(s agent.Settings) engine.Config {
+	cfg := engine.Config{BaseURL: s.BaseURL, BaseURLFrom: s.Sources["baseUrl"], APIKey: s.APIKey, Model: s.Model,
+		ContextWindow: s.ContextWindow, ModelsURL: s.ModelsURL, CacheReuse: s.CacheReuse}
+	switch s.CacheReuse {
+	case agent.CacheReuseAuto:
+		cfg.CacheReuse = engine.CacheReuseAuto
+	case agent.CacheReuseOff:
+		cfg.CacheReuse = engine.CacheReuseOff
+	}
+	return cfg
 }

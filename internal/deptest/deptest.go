@@ -39,3 +39,34 @@ func Deps(t *testing.T, pkg string) []string {
 	}
 	return strings.Fields(string(out))
 }
+
+// ForbidPackage fails t when pkg depends, directly or not, on one of the
+// given packages exactly (their subpackages are not counted: forbidding
+// agent leaves agent/llm allowed).
+func ForbidPackage(t *testing.T, pkg string, paths ...string) {
+	t.Helper()
+	for _, d := range Deps(t, pkg) {
+		for _, p := range paths {
+			if d == p {
+				t.Errorf("%s must not import %s", pkg, p)
+			}
+		}
+	}
+}
+
+// ForbidDirect fails t when pkg itself imports one of the given packages.
+// Test-only imports are not counted.
+func ForbidDirect(t *testing.T, pkg string, paths ...string) {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-f", "{{join .Imports \"\\n\"}}", pkg).Output()
+	if err != nil {
+		t.Fatalf("go list %s: %v", pkg, err)
+	}
+	for _, imp := range strings.Fields(string(out)) {
+		for _, p := range paths {
+			if imp == p {
+				t.Errorf("%s must not import %s itself", pkg, p)
+			}
+		}
+	}
+}

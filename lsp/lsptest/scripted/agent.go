@@ -17,6 +17,7 @@ import (
 	"sync"
 
 	"github.com/reika-lsp/reika-lsp/agent"
+	"github.com/reika-lsp/reika-lsp/agent/llm"
 	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
@@ -189,10 +190,10 @@ func (a *Agent) Status() agent.Status {
 	if a.settings.Model != "" {
 		model = a.settings.Model
 	}
-	st := agent.Status{Busy: a.running != nil, Model: model, Session: a.sessionLocked(), WindowSource: agent.SourceSetting}
+	st := agent.Status{Busy: a.running != nil, Model: model, Session: a.sessionLocked(), WindowSource: llm.SourceSetting}
 	reserve := ctxwin.Reserve{}.Tokens(window)
 	if ctxwin.Validate(window, reserve) != nil {
-		st.Text, st.Level, st.Size, st.WindowSource = ctxwin.NewChip(a.size, nil).Text, agent.LevelOK, a.size, agent.SourceNone
+		st.Text, st.Level, st.Size, st.WindowSource = ctxwin.NewChip(a.size, nil).Text, agent.LevelOK, a.size, llm.SourceNone
 		return st
 	}
 	b := ctxwin.NewBudget(window, reserve)

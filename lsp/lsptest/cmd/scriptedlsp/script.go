@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/reika-lsp/reika-lsp/agent"
+	"github.com/reika-lsp/reika-lsp/agent/approval"
 	"github.com/reika-lsp/reika-lsp/agent/tools"
 	"github.com/reika-lsp/reika-lsp/ctxwin"
 	"github.com/reika-lsp/reika-lsp/lsp/lsptest/scripted"
@@ -111,7 +112,7 @@ func userText(p agent.AskParams) string {
 // approve asks to run a command, as the bash tool does, and names the
 // answer.
 func approve(ctx context.Context, a *scripted.Agent) string {
-	d := a.Opts.Approver.Approve(ctx, tools.Approval{
+	d := a.Opts.Approver.Approve(ctx, approval.Request{
 		Tool: tools.NameBash, Kind: "command", Summary: "run `go test ./...`", Detail: "go test ./...",
 	})
 	switch d {

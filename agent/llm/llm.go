@@ -1,4 +1,12 @@
-package agent
+// Package llm is the contract between the agent and a language model: the
+// Model interface and the optional ones a Model may implement (LoadWatcher,
+// TokenCounter), a request and its response, what is known of the model and
+// its window (ModelInfo, the window sources), the engine errors the agent
+// acts on (OverflowError, UnreachableError) and where a model is by
+// default. Package agent consumes it; agent/engine implements it over HTTP;
+// nothing here knows of sessions, tools or editors. It imports only the
+// standard library and ctxwin's message types.
+package llm
 
 import (
 	"context"
@@ -50,6 +58,13 @@ type TokenCounter interface {
 // ErrNoTokenizer says the engine has no tokenizer endpoint (hosted
 // endpoints, Ollama, LM Studio).
 var ErrNoTokenizer = errors.New("the engine has no tokenizer endpoint")
+
+// Where a model is when nothing says otherwise: a llama-server on this
+// machine, and the catalog of models' windows.
+const (
+	DefaultBaseURL   = "http://127.0.0.1:8080/v1"
+	DefaultModelsURL = "https://models.dev/api.json"
+)
 
 // Window sources, as shown in the status item (PROTOCOL.md).
 const (
