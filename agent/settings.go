@@ -97,7 +97,7 @@ type setting struct {
 // come from it (TestSettingsDocs checks the README and both editors
 // against it).
 var settingsTable = []setting{
-	{name: "baseUrl", env: "REIKA_BASE_URL", def: "`" + DefaultBaseURL + "`", doc: "your engine is elsewhere",
+	{name: "baseUrl", env: "REIKA_BASE_URL", def: "`" + llm.DefaultBaseURL + "`", doc: "your engine is elsewhere",
 		set: func(s *Settings, v any) (err error) {
 			s.BaseURL, err = stringValue("baseUrl", v)
 			s.BaseURL = strings.TrimRight(s.BaseURL, "/")
@@ -141,7 +141,7 @@ var settingsTable = []setting{
 			}
 			return err
 		}},
-	{name: "modelsUrl", env: "REIKA_MODELS_URL", def: "`" + DefaultModelsURL + "`", doc: "the catalog of hosted models' windows (never asked for local hosts)",
+	{name: "modelsUrl", env: "REIKA_MODELS_URL", def: "`" + llm.DefaultModelsURL + "`", doc: "the catalog of hosted models' windows (never asked for local hosts)",
 		set: func(s *Settings, v any) (err error) { s.ModelsURL, err = stringValue("modelsUrl", v); return err }},
 	{name: "cacheReuse", env: "REIKA_CACHE_REUSE", def: "`auto` (8)", doc: "llama.cpp only: the smallest chunk of its cache it may shift into place after a change (`off`: none; see KV shifting)",
 		set: func(s *Settings, v any) (err error) { s.CacheReuse, err = cacheReuse(v); return err }},
