@@ -22,88 +22,103 @@ var policyColor = map[string]string{
 // refused request breaks the line and is marked on the window's line.
 // turnStarts are the rounds that open a turn.
 func writeSVG(w io.Writer, runs []*Figures, seed int64, windows []int, policies []string, turnStarts []int) {
-	const (
-		width  = 960
-		panelH = 230
-		left   = 64
-		right  = 20
-		top    = 56
-		gap    = 54
-		plotW  = width - left - right
-	)
-	height := top + len(windows)*(panelH+gap)
+	height := svgTop + len(windows)*(svgPanelH+svgGap)
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n",
-		width, height, width, height)
-	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="#ffffff"/>`+"\n", width, height)
-	fmt.Fprintf(&b, `<text x="%d" y="20" font-size="15" font-weight="bold">Context in use per round (session seed %d): prompt tokens of each request</text>`+"\n", left, seed)
-	// Legend.
-	x := left
-	for _, p := range ordered(policies) {
-		fmt.Fprintf(&b, `<line x1="%d" y1="38" x2="%d" y2="38" stroke="%s" stroke-width="%s"/>`, x, x+22, policyColor[p], strokeWidth(p))
-		fmt.Fprintf(&b, `<text x="%d" y="42">%s</text>`+"\n", x+27, p)
-		x += 40 + 8*len(p)
-	}
-	fmt.Fprintf(&b, `<text x="%d" y="42" fill="#555">× refused (overflow)</text>`+"\n", x+10)
-
+	svgHeader(&b, height, seed, policies)
 	for wi, win := range windows {
-		y0 := top + wi*(panelH+gap) + 16
-		rounds := 0
-		for _, f := range runs {
-			if f.Window == win && f.Seed == seed {
-				rounds = max(rounds, len(f.Context))
-			}
-		}
-		if rounds == 0 {
-			continue
-		}
-		ymax := float64(win) * 1.05
-		px := func(r int) float64 { return left + float64(r)*float64(plotW)/float64(max(rounds-1, 1)) }
-		py := func(t int) float64 { return float64(y0) + float64(panelH) - float64(t)/ymax*float64(panelH) }
-		fmt.Fprintf(&b, `<text x="%d" y="%d" font-weight="bold">%s window</text>`+"\n", left, y0-6, kTokens(win))
-		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" fill="#fafafa" stroke="#ccc"/>`+"\n", left, y0, plotW, panelH)
-		for _, r := range turnStarts {
-			if r > 0 && r < rounds {
-				fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#e4e4e4"/>`+"\n", px(r), y0, px(r), y0+panelH)
-			}
-		}
-		for i := 0; i <= 4; i++ {
-			t := win * i / 4
-			fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#eee"/>`, left, py(t), left+plotW, py(t))
-			fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end" fill="#555">%s</text>`+"\n", left-6, py(t)+4, kTokens(t))
-		}
-		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#000" stroke-dasharray="5,4"/>`+"\n", left, py(win), left+plotW, py(win))
-		for r := 0; r < rounds; r += 25 {
-			fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" fill="#555">%d</text>`, px(r), y0+panelH+15, r+1)
-		}
-		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end" fill="#555">round</text>`+"\n", left+plotW, y0+panelH+30)
-		for _, p := range ordered(policies) {
-			for _, f := range runs {
-				if f.Window != win || f.Seed != seed || f.Policy != p {
-					continue
-				}
-				var seg []string
-				flush := func() {
-					if len(seg) > 1 {
-						fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="%s" stroke-linejoin="round" points="%s"/>`+"\n",
-							policyColor[p], strokeWidth(p), strings.Join(seg, " "))
-					}
-					seg = nil
-				}
-				for r, c := range f.Context {
-					if c == 0 {
-						flush()
-						fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" fill="%s" font-size="9">×</text>`, px(r), py(win)-3, policyColor[p])
-						continue
-					}
-					seg = append(seg, fmt.Sprintf("%.1f,%.1f", px(r), py(c)))
-				}
-				flush()
-			}
-		}
+		svgPanel(&b, svgTop+wi*(svgPanelH+svgGap)+16, win, runs, seed, policies, turnStarts)
 	}
 	b.WriteString("</svg>\n")
 	io.WriteString(w, b.String())
+}
+
+// The context plot's geometry, in pixels.
+const (
+	svgWidth  = 960
+	svgPanelH = 230
+	svgLeft   = 64
+	svgRight  = 20
+	svgTop    = 56
+	svgGap    = 54
+	svgPlotW  = svgWidth - svgLeft - svgRight
+)
+
+// svgHeader opens the plot: the canvas, the title and the legend.
+func svgHeader(b *strings.Builder, height int, seed int64, policies []string) {
+	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n",
+		svgWidth, height, svgWidth, height)
+	fmt.Fprintf(b, `<rect width="%d" height="%d" fill="#ffffff"/>`+"\n", svgWidth, height)
+	fmt.Fprintf(b, `<text x="%d" y="20" font-size="15" font-weight="bold">Context in use per round (session seed %d): prompt tokens of each request</text>`+"\n", svgLeft, seed)
+	x := svgLeft
+	for _, p := range ordered(policies) {
+		fmt.Fprintf(b, `<line x1="%d" y1="38" x2="%d" y2="38" stroke="%s" stroke-width="%s"/>`, x, x+22, policyColor[p], strokeWidth(p))
+		fmt.Fprintf(b, `<text x="%d" y="42">%s</text>`+"\n", x+27, p)
+		x += 40 + 8*len(p)
+	}
+	fmt.Fprintf(b, `<text x="%d" y="42" fill="#555">× refused (overflow)</text>`+"\n", x+10)
+}
+
+// svgPanel draws the panel of one window at y0: its frame, turn starts,
+// axes and every policy's line. A window no run has is left out.
+func svgPanel(b *strings.Builder, y0, win int, runs []*Figures, seed int64, policies []string, turnStarts []int) {
+	rounds := 0
+	for _, f := range runs {
+		if f.Window == win && f.Seed == seed {
+			rounds = max(rounds, len(f.Context))
+		}
+	}
+	if rounds == 0 {
+		return
+	}
+	ymax := float64(win) * 1.05
+	px := func(r int) float64 { return svgLeft + float64(r)*float64(svgPlotW)/float64(max(rounds-1, 1)) }
+	py := func(t int) float64 { return float64(y0) + float64(svgPanelH) - float64(t)/ymax*float64(svgPanelH) }
+	fmt.Fprintf(b, `<text x="%d" y="%d" font-weight="bold">%s window</text>`+"\n", svgLeft, y0-6, kTokens(win))
+	fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" fill="#fafafa" stroke="#ccc"/>`+"\n", svgLeft, y0, svgPlotW, svgPanelH)
+	for _, r := range turnStarts {
+		if r > 0 && r < rounds {
+			fmt.Fprintf(b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#e4e4e4"/>`+"\n", px(r), y0, px(r), y0+svgPanelH)
+		}
+	}
+	for i := 0; i <= 4; i++ {
+		t := win * i / 4
+		fmt.Fprintf(b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#eee"/>`, svgLeft, py(t), svgLeft+svgPlotW, py(t))
+		fmt.Fprintf(b, `<text x="%d" y="%.1f" text-anchor="end" fill="#555">%s</text>`+"\n", svgLeft-6, py(t)+4, kTokens(t))
+	}
+	fmt.Fprintf(b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#000" stroke-dasharray="5,4"/>`+"\n", svgLeft, py(win), svgLeft+svgPlotW, py(win))
+	for r := 0; r < rounds; r += 25 {
+		fmt.Fprintf(b, `<text x="%.1f" y="%d" text-anchor="middle" fill="#555">%d</text>`, px(r), y0+svgPanelH+15, r+1)
+	}
+	fmt.Fprintf(b, `<text x="%d" y="%d" text-anchor="end" fill="#555">round</text>`+"\n", svgLeft+svgPlotW, y0+svgPanelH+30)
+	for _, p := range ordered(policies) {
+		for _, f := range runs {
+			if f.Window == win && f.Seed == seed && f.Policy == p {
+				svgLine(b, f.Context, p, px, py, py(win))
+			}
+		}
+	}
+}
+
+// svgLine draws one policy's context per round as polylines broken at
+// refused rounds (0), each marked with a × at yWin, the window's line.
+func svgLine(b *strings.Builder, context []int, p string, px func(int) float64, py func(int) float64, yWin float64) {
+	var seg []string
+	flush := func() {
+		if len(seg) > 1 {
+			fmt.Fprintf(b, `<polyline fill="none" stroke="%s" stroke-width="%s" stroke-linejoin="round" points="%s"/>`+"\n",
+				policyColor[p], strokeWidth(p), strings.Join(seg, " "))
+		}
+		seg = nil
+	}
+	for r, c := range context {
+		if c == 0 {
+			flush()
+			fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="middle" fill="%s" font-size="9">×</text>`, px(r), yWin-3, policyColor[p])
+			continue
+		}
+		seg = append(seg, fmt.Sprintf("%.1f,%.1f", px(r), py(c)))
+	}
+	flush()
 }
 
 // ordered puts reika last, so it is drawn on top.
