@@ -72,17 +72,29 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		opts.Script = sc
 	}
 	if *verbose {
-		inner := opts.Script
-		if inner == nil {
-			inner = func(*enginetest.Request) enginetest.Reply { return enginetest.Text("ok") }
-		}
-		opts.Script = func(r *enginetest.Request) enginetest.Reply {
-			fmt.Fprintf(stderr, "fakeengine: request %d: %d messages, %d prompt tokens, tool_choice %q\n",
-				r.Index, len(r.Messages), r.PromptTokens, r.ToolChoice)
-			return inner(r)
-		}
+		opts.Script = logRequests(opts.Script, stderr)
 	}
-	srv, err := enginetest.Listen(opts, *addr)
+	return serve(opts, *addr, *watchStdin, stdin, stdout, stderr)
+}
+
+// logRequests is script (nil: answer "ok") with a line on stderr for each
+// chat completion request.
+func logRequests(script enginetest.Script, stderr io.Writer) enginetest.Script {
+	if script == nil {
+		script = func(*enginetest.Request) enginetest.Reply { return enginetest.Text("ok") }
+	}
+	return func(r *enginetest.Request) enginetest.Reply {
+		fmt.Fprintf(stderr, "fakeengine: request %d: %d messages, %d prompt tokens, tool_choice %q\n",
+			r.Index, len(r.Messages), r.PromptTokens, r.ToolChoice)
+		return script(r)
+	}
+}
+
+// serve runs the engine on addr, prints its URL on stdout, and serves until
+// SIGINT or SIGTERM, or until stdin closes when watchStdin is set. It
+// returns the exit status.
+func serve(opts enginetest.Options, addr string, watchStdin bool, stdin io.Reader, stdout, stderr io.Writer) int {
+	srv, err := enginetest.Listen(opts, addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "fakeengine: %v\n", err)
 		return 1
@@ -95,7 +107,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if *watchStdin {
+	if watchStdin {
 		go func() {
 			io.Copy(io.Discard, stdin)
 			stop()
