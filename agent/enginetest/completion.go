@@ -88,22 +88,9 @@ func (s *Server) decideLocked(rec *Recorded) *answer {
 	fail := func(status int, typ, msg, param string, code any, extra obj) *answer {
 		return &answer{status: status, body: s.errorBody(status, typ, msg, param, code, extra)}
 	}
-	p, err := parseRequest(rec.Body)
-	if err != nil {
-		return fail(400, "", err.Error(), "", nil, nil)
-	}
-	p.Index = rec.Index
-	if !s.modelMatches(p.Model) {
-		msg := fmt.Sprintf("The model `%s` does not exist.", p.Model)
-		if o.Shape == ShapeOllama {
-			msg = fmt.Sprintf("model %q not found, try pulling it first", p.Model)
-		}
-		return fail(404, "", msg, "model", "model_not_found", nil)
-	}
-	if !o.Lenient {
-		if err := checkToolPairs(p.Messages); err != nil {
-			return fail(400, "", err.Error(), "messages", nil, nil)
-		}
+	p, refused := s.admit(rec)
+	if refused != nil {
+		return refused
 	}
 	prompt := renderPrompt(p.toolJSON, p.Messages)
 	tokens := s.tok.Tokens(nil, prompt)
@@ -122,24 +109,7 @@ func (s *Server) decideLocked(rec *Recorded) *answer {
 	a := &answer{req: p, fault: reply.Fault, status: http.StatusOK}
 
 	if f := reply.Fault; f.Status != 0 {
-		if f.Body != "" {
-			a.status, a.body = f.Status, []byte(f.Body)
-		} else {
-			msg := f.Message
-			if msg == "" {
-				msg = defaultFaultMessage(f.Status)
-			}
-			var code any
-			if f.Status == 429 {
-				code = "rate_limit_exceeded"
-			}
-			a = fail(f.Status, "", msg, "", code, nil)
-			a.fault = f
-		}
-		if f.RetryAfter != "" {
-			a.header = map[string]string{"Retry-After": f.RetryAfter}
-		}
-		return a
+		return s.faultAnswer(a, f)
 	}
 	if o.RejectStreamWithTools && p.Stream && len(p.Tools) > 0 {
 		a2 := fail(500, "server_error", "Cannot use tools with stream", "", nil, nil)
@@ -165,23 +135,127 @@ func (s *Server) decideLocked(rec *Recorded) *answer {
 	// The cache: the slot's state, or one restored from host memory; the
 	// common prefix and, with chunk reuse, the chunks after it (cache.go).
 	lcp, slot := s.takeCache(p, tokens, rec)
-	if lcp >= n {
-		lcp = n - 1 // llama.cpp always processes at least one token
-	}
-	cacheN := lcp
-	switch o.Shape {
-	case ShapeVLLM:
-		cacheN = lcp / 16 * 16 // full KV blocks only
-	case ShapeHosted:
-		cacheN = 0
-		if n >= 1024 && lcp >= 1024 {
-			cacheN = lcp / 128 * 128
-		}
-	}
-	a.promptTokens, a.cacheN, a.promptN = n, cacheN, n-cacheN
+	a.promptTokens, a.cacheN = n, s.cachedOf(lcp, n)
+	a.promptN = n - a.cacheN
 	a.promptMS = round3(float64(a.promptN) * o.PromptMSPerToken)
 
 	// The reply.
+	msg, finish, completion := s.replyOf(p, reply, rec.Index, n)
+	a.msg, a.finish, a.completion = msg, finish, completion
+	a.id = fmt.Sprintf("chatcmpl-fake%08d", rec.Index)
+
+	if prompt != "" {
+		tokens = s.tok.Tokens(nil, prompt)
+	}
+	s.storeSlot(slot, rec.Index, n, tokens, msg, finish)
+	if reply.Fault.ParserError {
+		a.parserErr = parserError(reply.Fault)
+	}
+
+	rec.CacheN, rec.PromptN, rec.PromptMS = a.cacheN, a.promptN, a.promptMS
+	rec.CompletionTokens = completion
+	rec.Reply.Content, rec.Reply.Reasoning, rec.Reply.ToolCalls, rec.Reply.Finish = msg.Content, msg.Reasoning, msg.ToolCalls, finish
+	return a
+}
+
+// admit parses a recorded request and checks what the engine checks before
+// anything else: a body it can read, a model it serves, and (unless
+// Lenient) every tool call answered. It returns the refusal otherwise.
+func (s *Server) admit(rec *Recorded) (*parsedRequest, *answer) {
+	fail := func(status int, msg, param string, code any) *answer {
+		return &answer{status: status, body: s.errorBody(status, "", msg, param, code, nil)}
+	}
+	p, err := parseRequest(rec.Body)
+	if err != nil {
+		return nil, fail(400, err.Error(), "", nil)
+	}
+	p.Index = rec.Index
+	if !s.modelMatches(p.Model) {
+		msg := fmt.Sprintf("The model `%s` does not exist.", p.Model)
+		if s.opts.Shape == ShapeOllama {
+			msg = fmt.Sprintf("model %q not found, try pulling it first", p.Model)
+		}
+		return nil, fail(404, msg, "model", "model_not_found")
+	}
+	if !s.opts.Lenient {
+		if err := checkToolPairs(p.Messages); err != nil {
+			return nil, fail(400, err.Error(), "messages", nil)
+		}
+	}
+	return p, nil
+}
+
+// storeSlot leaves in slot the prompt's tokens and every token generated
+// but the last: a reply that ended with its end-of-turn token is there
+// whole, a cut one (finish "length") without its last token.
+func (s *Server) storeSlot(slot, index, n int, tokens []uint32, msg ctxwin.Message, finish string) {
+	gen := s.tok.Tokens(nil, generatedBody(msg))
+	if finish == "length" && len(gen) > 0 {
+		gen = gen[:len(gen)-1]
+	}
+	s.cache.store(slot, index, n, append(slices.Clone(tokens), gen...))
+	s.loaded = true
+}
+
+// parserError is the streamed error line of llama.cpp's chat parser
+// rejecting the model's output.
+func parserError(f Fault) []byte {
+	msg := f.Message
+	if msg == "" {
+		msg = "The model produced output that does not match the expected peg-native format"
+	}
+	return mustJSON(obj{"error": obj{"code": 500, "message": msg, "type": "server_error"}})
+}
+
+// faultAnswer is the answer to a request the script failed with f: its
+// body verbatim, or an error in the shape's form, with Retry-After.
+func (s *Server) faultAnswer(a *answer, f Fault) *answer {
+	if f.Body != "" {
+		a.status, a.body = f.Status, []byte(f.Body)
+	} else {
+		msg := f.Message
+		if msg == "" {
+			msg = defaultFaultMessage(f.Status)
+		}
+		var code any
+		if f.Status == 429 {
+			code = "rate_limit_exceeded"
+		}
+		a = &answer{status: f.Status, body: s.errorBody(f.Status, "", msg, "", code, nil)}
+		a.fault = f
+	}
+	if f.RetryAfter != "" {
+		a.header = map[string]string{"Retry-After": f.RetryAfter}
+	}
+	return a
+}
+
+// cachedOf is the prompt tokens an engine of the server's shape reports
+// served from its cache when lcp tokens of the n matched: llama.cpp always
+// processes at least one token, vLLM caches whole blocks of 16, a hosted
+// endpoint from 1024 tokens in steps of 128.
+func (s *Server) cachedOf(lcp, n int) int {
+	if lcp >= n {
+		lcp = n - 1
+	}
+	switch s.opts.Shape {
+	case ShapeVLLM:
+		return lcp / 16 * 16
+	case ShapeHosted:
+		if n >= 1024 && lcp >= 1024 {
+			return lcp / 128 * 128
+		}
+		return 0
+	}
+	return lcp
+}
+
+// replyOf is the assistant message the engine returns for the script's
+// reply to request index of n prompt tokens, with its finish reason and
+// completion tokens: no tool calls it was not offered, call ids as the
+// shape gives them, and the reply cut where max_tokens or the window ends.
+func (s *Server) replyOf(p *parsedRequest, reply Reply, index, n int) (ctxwin.Message, string, int) {
+	o := s.opts
 	msg := ctxwin.Message{Role: ctxwin.RoleAssistant, Content: reply.Content, Reasoning: reply.Reasoning}
 	calls := reply.ToolCalls
 	if len(p.Tools) == 0 || p.ToolChoice == "none" {
@@ -189,7 +263,7 @@ func (s *Server) decideLocked(rec *Recorded) *answer {
 	}
 	for j, c := range calls {
 		if c.ID == "" && !o.OmitToolCallIDs {
-			c.ID = s.toolCallID(rec.Index, j)
+			c.ID = s.toolCallID(index, j)
 		}
 		if o.OmitToolCallIDs {
 			c.ID = ""
@@ -215,33 +289,7 @@ func (s *Server) decideLocked(rec *Recorded) *answer {
 			finish = "tool_calls"
 		}
 	}
-	a.msg, a.finish, a.completion = msg, finish, completion
-	a.id = fmt.Sprintf("chatcmpl-fake%08d", rec.Index)
-
-	// The slot now holds the prompt and every token generated but the
-	// last: a reply that ended with its end-of-turn token is there whole,
-	// a cut one without its last token.
-	gen := s.tok.Tokens(nil, generatedBody(msg))
-	if finish == "length" && len(gen) > 0 {
-		gen = gen[:len(gen)-1]
-	}
-	if prompt != "" {
-		tokens = s.tok.Tokens(nil, prompt)
-	}
-	s.cache.store(slot, rec.Index, n, append(slices.Clone(tokens), gen...))
-	s.loaded = true
-	if reply.Fault.ParserError {
-		msg := reply.Fault.Message
-		if msg == "" {
-			msg = "The model produced output that does not match the expected peg-native format"
-		}
-		a.parserErr = mustJSON(obj{"error": obj{"code": 500, "message": msg, "type": "server_error"}})
-	}
-
-	rec.CacheN, rec.PromptN, rec.PromptMS = a.cacheN, a.promptN, a.promptMS
-	rec.CompletionTokens = completion
-	rec.Reply.Content, rec.Reply.Reasoning, rec.Reply.ToolCalls, rec.Reply.Finish = msg.Content, msg.Reasoning, msg.ToolCalls, finish
-	return a
+	return msg, finish, completion
 }
 
 // overflow returns the engine's refusal of a prompt too long for its window,
