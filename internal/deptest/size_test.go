@@ -1,0 +1,73 @@
+package deptest
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The limits of issue 18: no file over 600 lines and no function over 80
+// outside tests. A file or function that must be one piece says why in a
+// comment holding "one piece".
+const (
+	maxFileLines = 600
+	maxFuncLines = 80
+)
+
+// TestSizes holds every non-test Go file of the repository to the limits.
+func TestSizes(t *testing.T) {
+	root := filepath.Join("..", "..")
+	fset := token.NewFileSet()
+	files := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "node_modules" || name == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		f, err := parser.ParseFile(fset, path, src, parser.ParseComments)
+		if err != nil {
+			return err
+		}
+		files++
+		if ast.IsGenerated(f) {
+			return nil
+		}
+		if n := strings.Count(string(src), "\n"); n > maxFileLines && !strings.Contains(string(src), "one piece") {
+			t.Errorf("%s: %d lines, more than %d", path, n, maxFileLines)
+		}
+		for _, decl := range f.Decls {
+			fn, ok := decl.(*ast.FuncDecl)
+			if !ok || fn.Body == nil {
+				continue
+			}
+			n := fset.Position(fn.Body.End()).Line - fset.Position(fn.Pos()).Line + 1
+			if n > maxFuncLines && (fn.Doc == nil || !strings.Contains(fn.Doc.Text(), "one piece")) {
+				t.Errorf("%s: func %s is %d lines, more than %d", path, fn.Name.Name, n, maxFuncLines)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 100 {
+		t.Fatalf("only %d Go files found under %s", files, root)
+	}
+}
