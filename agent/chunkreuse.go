@@ -22,8 +22,8 @@ import (
 // prices it: the engine's counts of the messages before the divergence,
 // plus the message where it diverged (the prefix may run into it), plus
 // this and a fiftieth of the rest (the template's tokens per message are
-// learned, not counted: against the fake engine, which reuses no chunks,
-// the priced prefix fell up to 24 tokens short of its cache_n).
+// learned, not counted: against the fake engine's common prefix, the
+// priced prefix fell up to 24 tokens short of its cache_n).
 const reuseMargin = 16
 
 // minKeptForReuse is how much a deletion-shaped request must keep after
@@ -138,9 +138,9 @@ func (r *run) reuseText(prev, next []ctxwin.Message, d int, resp *llm.Response) 
 		if !said {
 			return ""
 		}
-		return fmt.Sprintf("; the engine reused none of the %d tokens this request kept after its first difference, the third request in a row, though asked to reuse chunks of %d (n_cache_reuse): "+
+		return fmt.Sprintf("; the engine reused none of the %d tokens this request kept after its first difference (%d such requests in a row), though asked to reuse chunks of %d (n_cache_reuse): "+
 			"the model's memory cannot shift (sliding-window or recurrent layers, or multimodal; llama-server logs \"cache reuse is not supported\"), "+
-			"so each shed or fold is processed again from its first change", cr.Expected, resp.CacheReuse)
+			"so each shed or fold is processed again from its first change", cr.Expected, r.sess.reuseMisses, resp.CacheReuse)
 	}
 	return ""
 }
