@@ -13,10 +13,10 @@ end
 t.describe('protocol mirrors agent/settings.go', function()
   t.it('lists every setting, in the same order', function()
     local src = read('agent/settings.go')
-    local block = src:match('var settingKeys = %[%]struct{ name, env string }{(.-)\n}')
-    t.truthy(block, 'settingKeys table found in agent/settings.go')
+    local block = src:match('var settingsTable = %[%]setting{(.-)\n}')
+    t.truthy(block, 'settingsTable found in agent/settings.go')
     local go = {}
-    for name in block:gmatch('{"([%w]+)",') do
+    for name in block:gmatch('{name: "([%w]+)",') do
       go[#go + 1] = name
     end
     t.truthy(#go >= 13, 'parsed the Go settings')

@@ -33,9 +33,9 @@ function manifest(): Manifest {
 
 test('the server keys match agent.SettingNames() in agent/settings.go', () => {
 	const src = fs.readFileSync(path.join(repoRoot, 'agent', 'settings.go'), 'utf8');
-	const block = /var settingKeys = \[\]struct\{[^}]*\}\{([\s\S]*?)\n\}/.exec(src);
-	assert.ok(block, 'settingKeys not found in agent/settings.go');
-	const goKeys = [...(block[1] ?? '').matchAll(/\{"(\w+)",/g)].map((m) => m[1]);
+	const block = /var settingsTable = \[\]setting\{([\s\S]*?)\n\}/.exec(src);
+	assert.ok(block, 'settingsTable not found in agent/settings.go');
+	const goKeys = [...(block[1] ?? '').matchAll(/\{name: "(\w+)",/g)].map((m) => m[1]);
 	assert.ok(goKeys.length >= 13, `parsed ${goKeys.length} keys`);
 	assert.deepEqual(
 		ServerSettings.map((s) => s.key),
