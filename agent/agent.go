@@ -373,7 +373,7 @@ func (a *Agent) Compact(ctx context.Context) CompactResult {
 	if ev == nil {
 		return CompactResult{Message: "Nothing to fold"}
 	}
-	(&run{a: a, sess: sess, turn: sess.m.H.Turns()}).record(ev)
+	(&run{h: a, sess: sess, turn: sess.m.H.Turns()}).record(ev)
 	sess.logState()
 	if err := sess.log.sync(); err != nil {
 		msg := logStopped(err).Error()

@@ -92,7 +92,7 @@ func (a *Agent) applyChanges(sess *session) {
 // logged.
 func (r *run) applyChanges() {
 	if !r.quiet {
-		r.a.applyChanges(r.sess)
+		r.h.applyChanges(r.sess)
 	}
 }
 
@@ -102,7 +102,7 @@ func (r *run) sayChanges() {
 	}
 	text := "Settings changed: " + strings.Join(r.sess.changes, ", ") + fmt.Sprintf("; applied from round %d.", r.sess.m.H.Rounds()+1)
 	r.sess.changes = nil
-	r.a.logf("reika: %s", text)
+	r.h.logLine("reika: %s", text)
 	r.emit(Event{Kind: EventInfo, Text: text})
 	r.sess.log.append(record{Kind: recInfo, Text: text})
 }

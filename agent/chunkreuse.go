@@ -133,9 +133,7 @@ func (r *run) reuseText(prev, next []ctxwin.Message, d int, resp *llm.Response) 
 		if r.sess.reuseMisses++; r.sess.reuseMisses < reuseMissesToWarn {
 			return ""
 		}
-		said := false
-		r.a.reuseWarned.Do(func() { said = true })
-		if !said {
+		if !r.h.noShiftOnce() {
 			return ""
 		}
 		return fmt.Sprintf("; the engine reused none of the %d tokens this request kept after its first difference (%d such requests in a row), though asked to reuse chunks of %d (n_cache_reuse): "+

@@ -56,7 +56,7 @@ func TestReuseText(t *testing.T) {
 		{Role: ctxwin.RoleAssistant, Content: "old round"}, {Role: ctxwin.RoleUser, Content: body},
 		{Role: ctxwin.RoleAssistant, Content: "kept " + body}, {Role: ctxwin.RoleUser, Content: "kept too " + body}}
 	next := append(append([]ctxwin.Message(nil), prev[:2]...), prev[4], prev[5], ctxwin.Message{Role: ctxwin.RoleUser, Content: "recap"})
-	r := &run{a: &Agent{}, sess: &session{m: ctxwin.NewManager(ctxwin.NewHistory("system", nil), 0)}}
+	r := &run{h: &Agent{}, sess: &session{m: ctxwin.NewManager(ctxwin.NewHistory("system", nil), 0)}}
 	resp := func(cached, reuse int) *llm.Response {
 		return &llm.Response{Timings: &llm.Timings{CacheN: cached}, CacheReuse: reuse}
 	}
@@ -78,7 +78,7 @@ func TestReuseText(t *testing.T) {
 		t.Errorf("said twice: %q", s)
 	}
 	inPlace := append(append([]ctxwin.Message(nil), prev[:2]...), ctxwin.Message{Role: ctxwin.RoleUser, Content: "recap"}, prev[4], prev[5])
-	r.a = &Agent{}
+	r.h = &Agent{}
 	if s := r.reuseText(prev, inPlace, 2, resp(5, 8)); s != "" {
 		t.Errorf("an insertion reuses nothing anyway: %q", s)
 	}

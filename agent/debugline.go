@@ -24,7 +24,7 @@ func (r *run) debugLine(msgs []ctxwin.Message, div ctxwin.Divergence, resp *llm.
 			r.sess.prevPrompt = resp.Usage.PromptTokens
 		}
 	}()
-	if !r.a.settings().Debug {
+	if !r.h.settings().Debug {
 		return
 	}
 	var b strings.Builder
@@ -59,5 +59,5 @@ func (r *run) debugLine(msgs []ctxwin.Message, div ctxwin.Divergence, resp *llm.
 	if prev := r.sess.prevPrompt; known && r.sess.prev != nil && div.Append && prev > 16 && cached < prev/2 {
 		fmt.Fprintf(&b, "; the engine's cache was lost: it reused %d of the %d tokens it had seen (restarted, or the slot went to another request)", cached, prev)
 	}
-	r.a.logf("%s", b.String())
+	r.h.logLine("%s", b.String())
 }

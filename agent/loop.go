@@ -19,7 +19,7 @@ const maxRounds = 1000
 
 // run is one turn (or a subagent's task) in progress.
 type run struct {
-	a     *Agent
+	h     host
 	sess  *session
 	turn  int
 	tools []tools.Tool
@@ -35,7 +35,7 @@ type run struct {
 // runTurn runs the rounds of one turn until the model answers without tool
 // calls, the turn is cancelled, or it fails.
 func (a *Agent) runTurn(ctx context.Context, sess *session, p AskParams) AskResult {
-	r := &run{a: a, sess: sess, tools: a.tools}
+	r := &run{h: a, sess: sess, tools: a.tools}
 	r.env = a.toolEnv(sess, true)
 	prompt := taskPrompt(p)
 	sess.m.StartTurn(prompt)
@@ -68,11 +68,11 @@ func (r *run) end(ctx context.Context, err error) AskResult {
 	var lerr *logError
 	switch {
 	case err == nil:
-		r.a.clearNotice("log")
+		r.h.clearNotice("log")
 		return AskResult{Status: AskDone}
 	case errors.As(err, &lerr):
 		r.emit(Event{Kind: EventError, Text: err.Error()})
-		r.a.notice("log", LevelError, err.Error())
+		r.h.notice("log", LevelError, err.Error())
 		return AskResult{Status: AskError, Message: err.Error()}
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
 		r.emit(Event{Kind: EventInfo, Text: "Cancelled."})
@@ -83,8 +83,8 @@ func (r *run) end(ctx context.Context, err error) AskResult {
 		r.sess.log.sync()
 		var u *llm.UnreachableError
 		if errors.As(err, &u) {
-			r.a.notice("engine", LevelError, err.Error())
-			r.a.rediscover()
+			r.h.notice("engine", LevelError, err.Error())
+			r.h.rediscover()
 		}
 		return AskResult{Status: AskError, Message: err.Error()}
 	}
@@ -162,13 +162,9 @@ func (r *run) recoverOverflow(o *llm.OverflowError) error {
 	m := r.sess.m
 	adopted := o.Window > 0 && (m.Window() == 0 || o.Window < m.Window())
 	if adopted {
-		r.a.logf("reika: the engine's window is %d tokens (was %d); adopting it", o.Window, m.Window())
+		r.h.logLine("reika: the engine's window is %d tokens (was %d); adopting it", o.Window, m.Window())
 		r.sess.setWindow(o.Window, llm.SourceOverflow)
-		r.a.mu.Lock()
-		if r.a.info != nil {
-			r.a.info.Window, r.a.info.WindowSource = o.Window, llm.SourceOverflow
-		}
-		r.a.mu.Unlock()
+		r.h.adoptWindow(o.Window)
 	}
 	m.LearnOverflow(o.PromptTokens)
 	b, known := m.Budget()
@@ -199,9 +195,7 @@ func (r *run) recoverOverflow(o *llm.OverflowError) error {
 
 // complete sends one request, streaming text into the transcript.
 func (r *run) complete(ctx context.Context, req *llm.Request) (*llm.Response, error) {
-	r.a.mu.Lock()
-	model := r.a.model
-	r.a.mu.Unlock()
+	model := r.h.currentModel()
 	round := r.sess.m.H.Rounds() + 1
 	r.streamed = false
 	onDelta := func(d llm.Delta) {
@@ -252,7 +246,7 @@ func (r *run) runTools(ctx context.Context, calls []ctxwin.ToolCall) {
 func (r *run) afterRound(ctx context.Context) error {
 	m := r.sess.m
 	r.applyChanges()
-	r.a.countNew(ctx, m)
+	r.h.countNew(ctx, m)
 	plan := m.Prepare()
 	last := m.H.Last()
 	if last.IsRound() {
@@ -270,7 +264,7 @@ func (r *run) afterRound(ctx context.Context) error {
 	if plan.Shrink {
 		note := ""
 		if plan.Fold && plan.Note {
-			note = r.a.noteRoundIn(ctx, r)
+			note = r.note(ctx)
 		}
 		if ev := m.Shrink(note, ctxwin.ReasonShedPoint); ev != nil {
 			r.record(ev)
@@ -285,54 +279,21 @@ func (r *run) afterRound(ctx context.Context) error {
 	}
 	if m.Thrashing() {
 		msg := "Stopped: shrinking the context made no progress: " + m.Stalled()
-		r.a.notice("", LevelWarning, msg)
+		r.h.notice("", LevelWarning, msg)
 		return errors.New(msg)
 	}
 	return nil
 }
 
-// countNew counts the texts new to the next request with the engine's
-// tokenizer, in one call, when the model has one. A failure is logged once
-// and never stops the turn: the estimate prices those texts instead.
-func (a *Agent) countNew(ctx context.Context, m *ctxwin.Manager) {
-	a.mu.Lock()
-	tc, ok := a.model.(llm.TokenCounter)
-	a.mu.Unlock()
-	if !ok {
-		return
-	}
-	texts := m.Uncounted()
-	if len(texts) == 0 {
-		return
-	}
-	counts, err := tc.CountTokens(ctx, texts)
-	switch {
-	case err == nil:
-		m.SetCounts(counts)
-	case errors.Is(err, llm.ErrNoTokenizer), ctx.Err() != nil:
-	default:
-		a.countFailed.Do(func() {
-			a.logf("reika: counting tokens with the engine's tokenizer failed, so new text is estimated instead: %v", err)
-		})
-	}
-}
-
-// noteRound asks the model what it has established, with tool calls
-// forbidden and the same tools, before a fold on demand.
-func (a *Agent) noteRound(ctx context.Context, sess *session) string {
-	return a.noteRoundIn(ctx, &run{a: a, sess: sess, turn: sess.m.H.Turns()})
-}
-
-func (a *Agent) noteRoundIn(ctx context.Context, r *run) string {
+// note is the note round of this turn: what the model has established,
+// logged and shown; "" when it failed or said nothing.
+func (r *run) note(ctx context.Context) string {
 	m := r.sess.m
 	req := &llm.Request{Messages: m.NoteRequest(), Tools: m.H.Tools, ToolChoice: "none", MaxTokens: m.NoteMaxTokens(), Subagent: r.subagent}
 	m.Sent()
-	a.mu.Lock()
-	model := a.model
-	a.mu.Unlock()
-	resp, err := model.Complete(ctx, req, nil)
+	resp, err := r.h.currentModel().Complete(ctx, req, nil)
 	if err != nil {
-		a.logf("reika: the note round failed, folding without a note: %v", err)
+		r.h.logLine("reika: the note round failed, folding without a note: %v", err)
 		return ""
 	}
 	if r.sess.tally != nil {
@@ -361,7 +322,7 @@ func (r *run) record(ev *ctxwin.Event) {
 		line := foldLine(ev)
 		r.emit(Event{Kind: EventFold, Round: ev.Round, Text: line, Tokens: ev.Fold.RecapTokens})
 		if !r.quiet {
-			r.a.notice("", LevelInfo, line)
+			r.h.notice("", LevelInfo, line)
 		}
 	}
 }
@@ -405,7 +366,7 @@ func (r *run) emit(ev Event) {
 	if ev.Round == 0 {
 		ev.Round = r.sess.m.H.Rounds()
 	}
-	r.a.events.Transcript(ev)
+	r.h.transcript(ev)
 }
 
 // progress reports the round and publishes the status.
@@ -414,7 +375,7 @@ func (r *run) progress() {
 		return
 	}
 	m := r.sess.m
-	st := r.a.publishStatus(r.sess)
+	st := r.h.publishStatus(r.sess)
 	round := m.H.Rounds()
 	what := "answered"
 	if last := m.H.Last(); last != nil && last.IsRound() && len(last.Results) > 0 {
@@ -424,7 +385,7 @@ func (r *run) progress() {
 			what += " " + res.Path
 		}
 	}
-	r.a.events.Progress(Progress{Turn: r.turn, Round: round, Text: fmt.Sprintf("round %d · %s · %s", round, what, st.Text)})
+	r.h.reportProgress(Progress{Turn: r.turn, Round: round, Text: fmt.Sprintf("round %d · %s · %s", round, what, st.Text)})
 }
 
 // toResult completes a tool's result for the history: the call it
@@ -445,57 +406,10 @@ func (r *run) toResult(c ctxwin.ToolCall, res *ctxwin.Result) *ctxwin.Result {
 	}
 	if res.Kind == ctxwin.KindRead || res.Kind == ctxwin.KindEdit || res.Kind == ctxwin.KindWrite {
 		if res.Path != "" {
-			r.a.repoMap(r.sess.root).Touch(res.Path)
+			r.h.repoMap(r.sess.root).Touch(res.Path)
 		}
 	}
 	return res
-}
-
-// toolEnv is what the tools of a session may touch.
-func (a *Agent) toolEnv(sess *session, subagents bool) *tools.Env {
-	env := &tools.Env{
-		Root:     a.opts.Workspace.Root(),
-		Files:    a.opts.Workspace,
-		Approve:  a.appr.approve,
-		WouldAsk: a.appr.wouldAsk,
-		TempDir:  a.tempDir,
-	}
-	if subagents {
-		env.Subagent = func(ctx context.Context, task string) (string, error) { return a.subagent(ctx, sess, task) }
-	}
-	return env
-}
-
-// subagentPrompt opens a subagent's own context.
-const subagentPrompt = "You are a subagent of Reika, a coding agent. Do the task below with your tools, then answer with a concise report: " +
-	"what you found or did, with file paths and line numbers. The report is all the main agent will see."
-
-// subagent runs a child session with its own context on task and returns
-// its report. It shares the model and the tools (but cannot start
-// subagents itself), keeps no log, and counts its prompts in the parent's
-// tally. Its requests say they are a subagent's, so that an engine with
-// several slots keeps them off the session's.
-func (a *Agent) subagent(ctx context.Context, parent *session, task string) (string, error) {
-	var ts []tools.Tool
-	for _, t := range a.tools {
-		if t.Spec().Name != tools.NameSubagent {
-			ts = append(ts, t)
-		}
-	}
-	system := subagentPrompt + fmt.Sprintf("\n\nEnvironment: the workspace root is %s. Paths are relative to it.", parent.root)
-	child := &session{id: parent.id + "/sub", root: parent.root, info: parent.info, tally: parent.tally}
-	child.m = a.newManager(ctxwin.NewHistory(system, tools.Specs(ts)), parent.info)
-	child.m.StartTurn(task)
-	r := &run{a: a, sess: child, turn: 1, tools: ts, quiet: true, subagent: true}
-	r.env = a.toolEnv(child, false)
-	if err := r.afterRound(ctx); err != nil {
-		return "", err
-	}
-	if err := r.rounds(ctx); err != nil {
-		return "", err
-	}
-	last := child.m.H.Last()
-	return last.Assistant.Content, nil
 }
 
 // taskPrompt is the user message of a turn: the prompt, and the attached

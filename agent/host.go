@@ -1,0 +1,76 @@
+package agent
+
+import (
+	"context"
+
+	"github.com/reika-lsp/reika-lsp/agent/llm"
+	"github.com/reika-lsp/reika-lsp/ctxwin"
+)
+
+// The layers of package agent, from the bottom: a session (session.go,
+// log.go) owns its context manager, its log and its run state; a turn
+// (run, in loop.go, with debugline.go and chunkreuse.go) drives one
+// session's rounds and reaches the agent that runs it only through host;
+// the Agent (agent.go, status.go, discovery.go, changes.go) owns the
+// sessions, the model, the settings and what the editor is told, and
+// starts the turns.
+
+// host is what a turn needs of the agent that runs it. *Agent implements
+// it; a turn holds nothing else of the agent.
+type host interface {
+	// settings are the settings in force.
+	settings() Settings
+	// currentModel is the model to send requests to.
+	currentModel() llm.Model
+	// adoptWindow records a window learned from the engine's refusal.
+	adoptWindow(tokens int)
+	// countNew counts the texts new to the next request with the engine.
+	countNew(ctx context.Context, m *ctxwin.Manager)
+	// applyChanges applies to sess what changed since its last round.
+	applyChanges(sess *session)
+	// repoMap is the repository map of root.
+	repoMap(root string) repoMapper
+	// logLine writes a line to the server's log.
+	logLine(format string, args ...any)
+	// notice tells the editor something, once per key until cleared.
+	notice(key, level, text string)
+	clearNotice(key string)
+	// rediscover looks for the engine again, in the background.
+	rediscover()
+	// transcript and reportProgress send a turn's events to the editor;
+	// publishStatus publishes sess's status and returns it.
+	transcript(ev Event)
+	reportProgress(p Progress)
+	publishStatus(sess *session) Status
+	// noShiftOnce reports true the first time it is asked, per agent: the
+	// debug line says once that the model cannot shift.
+	noShiftOnce() bool
+}
+
+var _ host = (*Agent)(nil)
+
+func (a *Agent) currentModel() llm.Model {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.model
+}
+
+func (a *Agent) adoptWindow(tokens int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.info != nil {
+		a.info.Window, a.info.WindowSource = tokens, llm.SourceOverflow
+	}
+}
+
+func (a *Agent) logLine(format string, args ...any) { a.logf(format, args...) }
+
+func (a *Agent) transcript(ev Event) { a.events.Transcript(ev) }
+
+func (a *Agent) reportProgress(p Progress) { a.events.Progress(p) }
+
+func (a *Agent) noShiftOnce() bool {
+	said := false
+	a.reuseWarned.Do(func() { said = true })
+	return said
+}

@@ -1,0 +1,94 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/reika-lsp/reika-lsp/agent/llm"
+	"github.com/reika-lsp/reika-lsp/agent/tools"
+	"github.com/reika-lsp/reika-lsp/ctxwin"
+)
+
+// What the agent does around its turns (loop.go): it counts the texts new
+// to a request with the engine, runs a note round on demand, gives the
+// tools their environment, and runs subagents as turns of child sessions.
+
+// countNew counts the texts new to the next request with the engine's
+// tokenizer, in one call, when the model has one. A failure is logged once
+// and never stops the turn: the estimate prices those texts instead.
+func (a *Agent) countNew(ctx context.Context, m *ctxwin.Manager) {
+	a.mu.Lock()
+	tc, ok := a.model.(llm.TokenCounter)
+	a.mu.Unlock()
+	if !ok {
+		return
+	}
+	texts := m.Uncounted()
+	if len(texts) == 0 {
+		return
+	}
+	counts, err := tc.CountTokens(ctx, texts)
+	switch {
+	case err == nil:
+		m.SetCounts(counts)
+	case errors.Is(err, llm.ErrNoTokenizer), ctx.Err() != nil:
+	default:
+		a.countFailed.Do(func() {
+			a.logf("reika: counting tokens with the engine's tokenizer failed, so new text is estimated instead: %v", err)
+		})
+	}
+}
+
+// noteRound asks the model what it has established, with tool calls
+// forbidden and the same tools, before a fold on demand.
+func (a *Agent) noteRound(ctx context.Context, sess *session) string {
+	return (&run{h: a, sess: sess, turn: sess.m.H.Turns()}).note(ctx)
+}
+
+// toolEnv is what the tools of a session may touch.
+func (a *Agent) toolEnv(sess *session, subagents bool) *tools.Env {
+	env := &tools.Env{
+		Root:     a.opts.Workspace.Root(),
+		Files:    a.opts.Workspace,
+		Approve:  a.appr.approve,
+		WouldAsk: a.appr.wouldAsk,
+		TempDir:  a.tempDir,
+	}
+	if subagents {
+		env.Subagent = func(ctx context.Context, task string) (string, error) { return a.subagent(ctx, sess, task) }
+	}
+	return env
+}
+
+// subagentPrompt opens a subagent's own context.
+const subagentPrompt = "You are a subagent of Reika, a coding agent. Do the task below with your tools, then answer with a concise report: " +
+	"what you found or did, with file paths and line numbers. The report is all the main agent will see."
+
+// subagent runs a child session with its own context on task and returns
+// its report. It shares the model and the tools (but cannot start
+// subagents itself), keeps no log, and counts its prompts in the parent's
+// tally. Its requests say they are a subagent's, so that an engine with
+// several slots keeps them off the session's.
+func (a *Agent) subagent(ctx context.Context, parent *session, task string) (string, error) {
+	var ts []tools.Tool
+	for _, t := range a.tools {
+		if t.Spec().Name != tools.NameSubagent {
+			ts = append(ts, t)
+		}
+	}
+	system := subagentPrompt + fmt.Sprintf("\n\nEnvironment: the workspace root is %s. Paths are relative to it.", parent.root)
+	child := &session{id: parent.id + "/sub", root: parent.root, info: parent.info, tally: parent.tally}
+	child.m = a.newManager(ctxwin.NewHistory(system, tools.Specs(ts)), parent.info)
+	child.m.StartTurn(task)
+	r := &run{h: a, sess: child, turn: 1, tools: ts, quiet: true, subagent: true}
+	r.env = a.toolEnv(child, false)
+	if err := r.afterRound(ctx); err != nil {
+		return "", err
+	}
+	if err := r.rounds(ctx); err != nil {
+		return "", err
+	}
+	last := child.m.H.Last()
+	return last.Assistant.Content, nil
+}
