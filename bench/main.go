@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -144,56 +145,48 @@ var Engines = []engineSpec{
 	{Name: "chunk", Label: "chunk reuse", Options: func(o *enginetest.Options) { o.CacheReuse = benchCacheReuse }},
 }
 
-func engineNames() string {
-	var names []string
-	for _, e := range Engines {
-		names = append(names, e.Name)
-	}
-	return strings.Join(names, ", ")
-}
+func engineNames() string { return joinNames(Engines, func(e engineSpec) string { return e.Name }) }
 
 func pickEngines(s string) ([]engineSpec, error) {
-	var out []engineSpec
-	for _, name := range strings.Split(s, ",") {
-		name = strings.TrimSpace(name)
-		found := false
-		for _, e := range Engines {
-			if e.Name == name {
-				out = append(out, e)
-				found = true
-			}
-		}
-		if !found {
-			return nil, fmt.Errorf("unknown engine %q (the engines are %s)", name, engineNames())
-		}
-	}
-	return out, nil
+	return pickNamed(s, Engines, func(e engineSpec) string { return e.Name }, "engine", "engines")
 }
 
-func policyNames() string {
-	var names []string
-	for _, p := range Policies {
-		names = append(names, p.Name)
-	}
-	return strings.Join(names, ", ")
-}
+func policyNames() string { return joinNames(Policies, func(p PolicySpec) string { return p.Name }) }
 
+// pickPolicies picks the peer policies of s; "all" or "" is every one, and
+// "reika" (always run) is allowed and picks none.
 func pickPolicies(s string) ([]PolicySpec, error) {
 	if s == "all" || s == "" {
 		return Policies, nil
 	}
-	var out []PolicySpec
-	for _, name := range strings.Split(s, ",") {
-		name = strings.TrimSpace(name)
+	return pickNamed(s, Policies, func(p PolicySpec) string { return p.Name }, "policy", "policies", "reika")
+}
+
+// joinNames is the names of all, comma-separated.
+func joinNames[T any](all []T, name func(T) string) string {
+	var names []string
+	for _, x := range all {
+		names = append(names, name(x))
+	}
+	return strings.Join(names, ", ")
+}
+
+// pickNamed is the elements of all named in the comma-separated s, in the
+// order s names them. A name in allowed picks nothing and is no error; any
+// other unknown name is an error that lists the kind's names.
+func pickNamed[T any](s string, all []T, name func(T) string, kind, kinds string, allowed ...string) ([]T, error) {
+	var out []T
+	for _, n := range strings.Split(s, ",") {
+		n = strings.TrimSpace(n)
 		found := false
-		for _, p := range Policies {
-			if p.Name == name {
-				out = append(out, p)
+		for _, x := range all {
+			if name(x) == n {
+				out = append(out, x)
 				found = true
 			}
 		}
-		if !found && name != "reika" {
-			return nil, fmt.Errorf("unknown policy %q (the policies are %s)", name, policyNames())
+		if !found && !slices.Contains(allowed, n) {
+			return nil, fmt.Errorf("unknown %s %q (the %s are %s)", kind, n, kinds, joinNames(all, name))
 		}
 	}
 	return out, nil
