@@ -21,24 +21,15 @@ func (m *Manager) noWindowEvent() *Event {
 	last := len(h.Items) - 1
 	d := &draft{m: m, ev: &Event{Reason: ReasonNoWindow, Round: h.Rounds(), At: last}, costs: make([]int, len(h.Items))}
 	newest := h.Rounds()
-	for i := 0; i < last; i++ {
-		it := h.Items[i]
-		if !h.InView(i) || !it.IsRound() {
-			continue
-		}
-		for j, r := range it.Results {
-			if r.Shed || r.Task {
-				continue
-			}
-			if head, entry, ok := shedEntry(it.Round, r, m.outline, noWindowBudget); ok {
-				d.ev.Shed = append(d.ev.Shed, ShedChange{Item: i, Result: j, View: head, Entry: entry})
-				d.entries = append(d.entries, entry)
-			}
-		}
+	m.eachOlderRound(func(i int, it *Item) {
+		m.eachShedForm(it, noWindowBudget, func(j int, _ *Result, head, entry string) {
+			d.ev.Shed = append(d.ev.Shed, ShedChange{Item: i, Result: j, View: head, Entry: entry})
+			d.entries = append(d.entries, entry)
+		})
 		if !it.ReasoningShed && it.Assistant.Reasoning != "" && newest-it.Round >= m.reasoningRounds {
 			d.ev.Shed = append(d.ev.Shed, ShedChange{Item: i, Result: ShedReasoning})
 		}
-	}
+	})
 	if len(d.ev.Shed) == 0 {
 		return nil
 	}

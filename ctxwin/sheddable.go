@@ -22,22 +22,11 @@ type unit struct {
 
 // sheddable lists the units of the history, oldest first.
 func (m *Manager) sheddable(b Budget) []unit {
-	h := m.H
 	var units []unit
-	last := len(h.Items) - 1
-	for i := 0; i < last; i++ {
-		it := h.Items[i]
-		if !h.InView(i) || !it.IsRound() {
-			continue
-		}
-		for j, r := range it.Results {
-			if r.Shed || r.Task {
-				continue
-			}
-			if head, entry, ok := shedEntry(it.Round, r, m.outline, outlineBudget(b)); ok {
-				units = append(units, unit{item: i, result: j, size: len(r.Shown()), head: head, entry: entry})
-			}
-		}
+	m.eachOlderRound(func(i int, it *Item) {
+		m.eachShedForm(it, outlineBudget(b), func(j int, r *Result, head, entry string) {
+			units = append(units, unit{item: i, result: j, size: len(r.Shown()), head: head, entry: entry})
+		})
 		if it.Calls == nil {
 			if calls := cutArguments(it.Assistant.ToolCalls); calls != nil {
 				units = append(units, unit{item: i, result: ShedArguments, size: callsChars(it.Assistant.ToolCalls), calls: calls})
@@ -46,8 +35,32 @@ func (m *Manager) sheddable(b Budget) []unit {
 		if !it.ReasoningShed && it.Assistant.Reasoning != "" {
 			units = append(units, unit{item: i, result: ShedReasoning, size: len(it.Assistant.Reasoning)})
 		}
-	}
+	})
 	return units
+}
+
+// eachOlderRound calls f with every round in view before the newest item,
+// oldest first.
+func (m *Manager) eachOlderRound(f func(i int, it *Item)) {
+	for i := 0; i < len(m.H.Items)-1; i++ {
+		if it := m.H.Items[i]; m.H.InView(i) && it.IsRound() {
+			f(i, it)
+		}
+	}
+}
+
+// eachShedForm calls f with every result of it that may be shed (not shed
+// already, not the task's) and has a shed form, its kept head and the
+// entry the event's message gives it, within outline budget bytes.
+func (m *Manager) eachShedForm(it *Item, budget int, f func(j int, r *Result, head, entry string)) {
+	for j, r := range it.Results {
+		if r.Shed || r.Task {
+			continue
+		}
+		if head, entry, ok := shedEntry(it.Round, r, m.outline, budget); ok {
+			f(j, r, head, entry)
+		}
+	}
 }
 
 // outlineBudget is what a shed read's outline may take, in bytes: four
