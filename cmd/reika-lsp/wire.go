@@ -38,13 +38,8 @@ func newModel(s agent.Settings, logf func(string, ...any)) (llm.Model, error) {
 // window, catalog URL and chunk reuse. The caller adds the HTTP client and
 // the logger.
 func engineConfig(s agent.Settings) engine.Config {
-	cfg := engine.Config{BaseURL: s.BaseURL, BaseURLFrom: s.Sources["baseUrl"], APIKey: s.APIKey, Model: s.Model,
+	// cacheReuse's values are the engine's (engine.CacheReuseAuto and
+	// CacheReuseOff are agent's; TestEngineConfig checks "off").
+	return engine.Config{BaseURL: s.BaseURL, BaseURLFrom: s.Sources["baseUrl"], APIKey: s.APIKey, Model: s.Model,
 		ContextWindow: s.ContextWindow, ModelsURL: s.ModelsURL, CacheReuse: s.CacheReuse}
-	switch s.CacheReuse {
-	case agent.CacheReuseAuto:
-		cfg.CacheReuse = engine.CacheReuseAuto
-	case agent.CacheReuseOff:
-		cfg.CacheReuse = engine.CacheReuseOff
-	}
-	return cfg
 }
