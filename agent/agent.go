@@ -367,13 +367,13 @@ func (a *Agent) Compact(ctx context.Context) CompactResult {
 	}
 	note := ""
 	if sess.m.NoteFits() {
-		note = a.noteRound(ctx, sess)
+		note = sess.note(ctx, a.currentModel(), a.logf)
 	}
 	ev := sess.m.Compact(note)
 	if ev == nil {
 		return CompactResult{Message: "Nothing to fold"}
 	}
-	(&run{h: a, sess: sess, turn: sess.m.H.Turns()}).record(ev)
+	sess.record(ev)
 	sess.logState()
 	if err := sess.log.sync(); err != nil {
 		msg := logStopped(err).Error()

@@ -91,13 +91,13 @@ func (a *Agent) applyChanges(sess *session) {
 // reports it in the transcript and the log, once the round before is
 // logged.
 func (r *run) applyChanges() {
-	if !r.quiet {
+	if !r.sess.subagent {
 		r.h.applyChanges(r.sess)
 	}
 }
 
 func (r *run) sayChanges() {
-	if r.quiet || len(r.sess.changes) == 0 {
+	if r.sess.subagent || len(r.sess.changes) == 0 {
 		return
 	}
 	text := "Settings changed: " + strings.Join(r.sess.changes, ", ") + fmt.Sprintf("; applied from round %d.", r.sess.m.H.Rounds()+1)

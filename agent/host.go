@@ -8,7 +8,8 @@ import (
 )
 
 // The layers of package agent, from the bottom: a session (session.go,
-// log.go) owns its context manager, its log and its run state; a turn
+// log.go, recorder.go) owns its context manager, its log and its run
+// state, and records its events to the log and its sink; a turn
 // (run, in loop.go, with debugline.go and chunkreuse.go) drives one
 // session's rounds and reaches the agent that runs it only through host;
 // the Agent (agent.go, status.go, discovery.go, changes.go) owns the
@@ -18,6 +19,7 @@ import (
 // host is what a turn needs of the agent that runs it. *Agent implements
 // it; a turn holds nothing else of the agent.
 type host interface {
+	sink
 	// settings are the settings in force.
 	settings() Settings
 	// currentModel is the model to send requests to.
@@ -32,14 +34,13 @@ type host interface {
 	repoMap(root string) repoMapper
 	// logLine writes a line to the server's log.
 	logLine(format string, args ...any)
-	// notice tells the editor something, once per key until cleared.
-	notice(key, level, text string)
+	// clearNotice ends a condition told with notice (sink), so that it
+	// is told again when it comes back.
 	clearNotice(key string)
 	// rediscover looks for the engine again, in the background.
 	rediscover()
-	// transcript and reportProgress send a turn's events to the editor;
+	// reportProgress sends a turn's progress to the editor;
 	// publishStatus publishes sess's status and returns it.
-	transcript(ev Event)
 	reportProgress(p Progress)
 	publishStatus(sess *session) Status
 	// noShiftOnce reports true the first time it is asked, per agent: the

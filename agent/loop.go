@@ -21,13 +21,8 @@ const maxRounds = 1000
 type run struct {
 	h     host
 	sess  *session
-	turn  int
 	tools []tools.Tool
 	env   *tools.Env
-	// quiet runs (subagents) emit no transcript and keep no log.
-	quiet bool
-	// subagent runs send their requests as a subagent's (Request.Subagent).
-	subagent bool
 	// streamed says the request in flight streamed reply text.
 	streamed bool
 }
@@ -39,12 +34,12 @@ func (a *Agent) runTurn(ctx context.Context, sess *session, p AskParams) AskResu
 	r.env = a.toolEnv(sess, true)
 	prompt := taskPrompt(p)
 	sess.m.StartTurn(prompt)
-	r.turn = sess.m.H.Turns()
+	turn := sess.m.H.Turns()
 	sess.taskPaths = mentionedPaths(p)
 	a.mu.Lock()
-	a.turns = r.turn
+	a.turns = turn
 	a.mu.Unlock()
-	sess.log.append(record{Kind: recTurn, Turn: r.turn, Prompt: prompt})
+	sess.log.append(record{Kind: recTurn, Turn: turn, Prompt: prompt})
 	// The prompt is on disk before anything else runs (counting the new
 	// text asks the engine already): a crash then keeps the turn.
 	if err := sess.log.sync(); err != nil {
@@ -207,10 +202,10 @@ func (r *run) complete(ctx context.Context, req *llm.Request) (*llm.Response, er
 			r.emit(Event{Kind: EventAssistant, Round: round, Text: d.Content, Delta: true})
 		}
 	}
-	if r.quiet {
+	if r.sess.subagent {
 		onDelta = nil
 	}
-	req.Subagent = r.subagent
+	req.Subagent = r.sess.subagent
 	resp, err := model.Complete(ctx, req, onDelta)
 	if err == nil && r.sess.tally != nil {
 		r.sess.tally.Add(resp)
@@ -285,93 +280,19 @@ func (r *run) afterRound(ctx context.Context) error {
 	return nil
 }
 
-// note is the note round of this turn: what the model has established,
-// logged and shown; "" when it failed or said nothing.
+// note is the note round of this turn (see session.note).
 func (r *run) note(ctx context.Context) string {
-	m := r.sess.m
-	req := &llm.Request{Messages: m.NoteRequest(), Tools: m.H.Tools, ToolChoice: "none", MaxTokens: m.NoteMaxTokens(), Subagent: r.subagent}
-	m.Sent()
-	resp, err := r.h.currentModel().Complete(ctx, req, nil)
-	if err != nil {
-		r.h.logLine("reika: the note round failed, folding without a note: %v", err)
-		return ""
-	}
-	if r.sess.tally != nil {
-		r.sess.tally.Add(resp)
-	}
-	note := strings.TrimSpace(resp.Message.Content)
-	if note == "" {
-		return ""
-	}
-	r.sess.log.append(record{Kind: recNote, Text: note})
-	r.emit(Event{Kind: EventNote, Round: m.H.Rounds(), Text: note})
-	return note
+	return r.sess.note(ctx, r.h.currentModel(), r.h.logLine)
 }
 
-// record logs a shrink and reports it: the shed line, or the fold line
-// with the recap size.
-func (r *run) record(ev *ctxwin.Event) {
-	r.sess.log.append(record{Kind: recEvent, Event: ev})
-	if ev.Reason != ctxwin.ReasonNoWindow {
-		r.sess.shrunkAt = ev.Round
-	}
-	if n := countShed(ev); n > 0 {
-		r.emit(Event{Kind: EventShed, Round: ev.Round, Text: shedLine(ev, n)})
-	}
-	if ev.Fold != nil {
-		line := foldLine(ev)
-		r.emit(Event{Kind: EventFold, Round: ev.Round, Text: line, Tokens: ev.Fold.RecapTokens})
-		if !r.quiet {
-			r.h.notice("", LevelInfo, line)
-		}
-	}
-}
+// record and emit write to the session's log and transcript.
+func (r *run) record(ev *ctxwin.Event) { r.sess.record(ev) }
 
-func countShed(ev *ctxwin.Event) int {
-	n := 0
-	for _, c := range ev.Shed {
-		if c.Result >= 0 {
-			n++
-		}
-	}
-	return n
-}
-
-func shedLine(ev *ctxwin.Event, n int) string {
-	what := "results"
-	if n == 1 {
-		what = "result"
-	}
-	if ev.Reason == ctxwin.ReasonNoWindow {
-		return fmt.Sprintf("Collapsed %d older %s to summaries (no known window)", n, what)
-	}
-	return fmt.Sprintf("Shed %d old %s to summaries (%s → %s tokens, %s)", n, what,
-		ctxwin.FormatTokens(ev.Before), ctxwin.FormatTokens(ev.After), ev.Reason)
-}
-
-func foldLine(ev *ctxwin.Event) string {
-	rounds := "rounds"
-	if ev.Fold.Rounds == 1 {
-		rounds = "round"
-	}
-	return fmt.Sprintf("Folded %d %s into a %s-token recap", ev.Fold.Rounds, rounds, ctxwin.FormatTokens(ev.Fold.RecapTokens))
-}
-
-// emit sends a transcript event of this turn.
-func (r *run) emit(ev Event) {
-	if r.quiet {
-		return
-	}
-	ev.Session, ev.Turn = r.sess.id, r.turn
-	if ev.Round == 0 {
-		ev.Round = r.sess.m.H.Rounds()
-	}
-	r.h.transcript(ev)
-}
+func (r *run) emit(ev Event) { r.sess.emit(ev) }
 
 // progress reports the round and publishes the status.
 func (r *run) progress() {
-	if r.quiet {
+	if r.sess.subagent {
 		return
 	}
 	m := r.sess.m
@@ -385,7 +306,7 @@ func (r *run) progress() {
 			what += " " + res.Path
 		}
 	}
-	r.h.reportProgress(Progress{Turn: r.turn, Round: round, Text: fmt.Sprintf("round %d · %s · %s", round, what, st.Text)})
+	r.h.reportProgress(Progress{Turn: m.H.Turns(), Round: round, Text: fmt.Sprintf("round %d · %s · %s", round, what, st.Text)})
 }
 
 // toResult completes a tool's result for the history: the call it

@@ -46,6 +46,12 @@ type session struct {
 	// tally counts the prompt tokens processed and reused; a subagent's
 	// session shares its parent's.
 	tally *PromptTally
+	// out receives the session's transcript and notices (recorder.go).
+	out sink
+	// subagent says this is a subagent's session: it emits no transcript,
+	// keeps no log, and sends its requests as a subagent's
+	// (Request.Subagent).
+	subagent bool
 	// reuseMisses counts the deletion-shaped requests in a row that reused
 	// nothing beyond the common prefix (chunkreuse.go).
 	reuseMisses int
@@ -91,7 +97,7 @@ func (a *Agent) newSession(info llm.ModelInfo) (*session, error) {
 	}
 	h := ctxwin.NewHistory(fixedPrefix(root, info.Window, s, repo), tools.Specs(a.tools))
 	dir := sessionsDir(a.stateDir, root)
-	sess := &session{id: newSessionID(), root: root, dir: dir, info: info, gen: a.generation(), tally: &PromptTally{}}
+	sess := &session{id: newSessionID(), root: root, dir: dir, info: info, gen: a.generation(), tally: &PromptTally{}, out: a}
 	sess.m = a.newManager(h, info)
 	l, err := createLog(filepath.Join(dir, sess.id+".jsonl"))
 	if err != nil {
@@ -183,7 +189,7 @@ func (a *Agent) resumeSession(info llm.ModelInfo) (sess *session, note string, e
 	if info.Model == "" {
 		info.Model = start.Model
 	}
-	sess = &session{id: start.Session, root: start.Root, dir: dir, info: info, log: l, gen: a.generation(), tally: &PromptTally{}}
+	sess = &session{id: start.Session, root: start.Root, dir: dir, info: info, log: l, gen: a.generation(), tally: &PromptTally{}, out: a}
 	sess.m = a.newManager(h, info)
 	good := len(recs)
 	for i, r := range recs[1:] {

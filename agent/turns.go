@@ -40,12 +40,6 @@ func (a *Agent) countNew(ctx context.Context, m *ctxwin.Manager) {
 	}
 }
 
-// noteRound asks the model what it has established, with tool calls
-// forbidden and the same tools, before a fold on demand.
-func (a *Agent) noteRound(ctx context.Context, sess *session) string {
-	return (&run{h: a, sess: sess, turn: sess.m.H.Turns()}).note(ctx)
-}
-
 // toolEnv is what the tools of a session may touch.
 func (a *Agent) toolEnv(sess *session, subagents bool) *tools.Env {
 	env := &tools.Env{
@@ -78,10 +72,10 @@ func (a *Agent) subagent(ctx context.Context, parent *session, task string) (str
 		}
 	}
 	system := subagentPrompt + fmt.Sprintf("\n\nEnvironment: the workspace root is %s. Paths are relative to it.", parent.root)
-	child := &session{id: parent.id + "/sub", root: parent.root, info: parent.info, tally: parent.tally}
+	child := &session{id: parent.id + "/sub", root: parent.root, info: parent.info, tally: parent.tally, subagent: true}
 	child.m = a.newManager(ctxwin.NewHistory(system, tools.Specs(ts)), parent.info)
 	child.m.StartTurn(task)
-	r := &run{h: a, sess: child, turn: 1, tools: ts, quiet: true, subagent: true}
+	r := &run{h: a, sess: child, tools: ts}
 	r.env = a.toolEnv(child, false)
 	if err := r.afterRound(ctx); err != nil {
 		return "", err
