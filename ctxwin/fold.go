@@ -77,16 +77,6 @@ func (d *draft) afterFold() {
 	}
 }
 
-// entryOf is the entry of result j of item i that this draft sheds.
-func (d *draft) entryOf(i, j int) string {
-	for _, c := range d.ev.Shed {
-		if c.Item == i && c.Result == j {
-			return c.Entry
-		}
-	}
-	return ""
-}
-
 // widen keeps in view, with the items keep holds before upto, the items
 // just before them, as long as what would stay between two deletions is
 // shorter than minRun: a short prompt kept between folded rounds would stop

@@ -308,12 +308,6 @@ func (m *Manager) Chip() Chip {
 	return NewChip(m.Size(), &b)
 }
 
-// itemCosts prices each item's messages as the cache stands.
-func (m *Manager) itemCosts() []int {
-	costs, _ := m.costs()
-	return costs
-}
-
 // costs prices each item's messages (with what events appended after it),
 // and the fixed prefix (the tool definitions and the system message, and a
 // recap rendered first) apart.
