@@ -217,6 +217,15 @@ func TestDebugLine(t *testing.T) {
 	if appends == 0 || diverged == 0 || reused == 0 {
 		t.Errorf("%d append lines, %d divergence lines, %d naming reused chunks", appends, diverged, reused)
 	}
+	// No shrink let the engine's host memory restore an earlier prompt in
+	// place of the slot's own, which its chunks would have served
+	// (ctxwin's foldMarks): the events keep a tagged opening where they
+	// delete.
+	for _, q := range srv.Requests() {
+		if q.Restored {
+			t.Errorf("request %d: the engine restored an earlier prompt from host memory (%d of %d tokens processed)", q.Request.Index, q.PromptN, q.PromptTokens)
+		}
+	}
 }
 
 func TestSecondAskRefusedAndCancel(t *testing.T) {

@@ -203,8 +203,8 @@ func TestReplaced(t *testing.T) {
 	prompt := Message{Role: RoleUser, Content: "task"}
 	reply := Message{Role: RoleAssistant, ToolCalls: []ToolCall{call("a")}}
 	result := Message{Role: RoleTool, ToolCallID: "a", Content: "data"}
-	shed := Message{Role: RoleUser, Content: shedOpening + ".\n" + ShedNotice}
-	fold := Message{Role: RoleUser, Content: foldOpening + ".\n<recap>…</recap>"}
+	shed := Message{Role: RoleUser, Content: contextMark(1) + shedOpening + ".\n" + ShedNotice}
+	fold := Message{Role: RoleUser, Content: contextMark(2) + foldOpening + ".\n<recap>…</recap>"}
 	notePrompt, note := Message{Role: RoleUser, Content: NotePrompt}, Message{Role: RoleAssistant, Content: "the note"}
 	prev := []Message{sys, prompt}
 	for _, next := range [][]Message{

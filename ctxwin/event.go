@@ -31,7 +31,9 @@ import "strings"
 //   - A fold deletes the folded rounds, but never the prompt of the turn
 //     in progress nor a round holding a result that defines its task: they
 //     stay where they are (Item.Pinned), and the recap refers to them.
-//   - The appended message (Aside) opens with ContextMark and holds, in
+//   - The appended message (Aside) opens with the event's tag, a letter
+//     that the last 51 events' messages do not start with, and ContextMark
+//     ("K [context] To fit the context window, ..."), and holds, in
 //     order: the recap of a fold; the results shed, each named by the first
 //     line it kept and its round, with the summary its shape keeps (a
 //     read's outline, a diff's hunk headers, a report's opening, where a
@@ -45,12 +47,38 @@ import "strings"
 //     sheds among the rounds it keeps stay where they are, naming results
 //     still in view; so does every message of a shed that does not fold.
 //     What an event appends is all the engine processes.
+//   - A fold keeps in view the opening line of the newest event message
+//     among what its first deletion takes out, where it was (a prefix of
+//     that message, so a deletion too), and the openings kept before that
+//     nothing around is deleted. Its first deletion then starts at the
+//     opening's tag, where llama-server's earlier prompts, which it keeps
+//     in host memory, hold another tag or a round: none shares more with
+//     the request than the slot does, so the server keeps the slot and its
+//     chunks are reused instead of an older prompt's being restored
+//     (foldMarks, fold.go).
 //
 // Apply replays an event, so a persisted event log restores the history as
 // the model last saw it.
 
-// ContextMark opens the message an event appends.
+// ContextMark follows the tag that opens the message an event appends
+// (contextMark).
 const ContextMark = "[context]"
+
+// eventTags are the tags of events' messages, in turn.
+const eventTags = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// contextMark is the opening of the message of event n (from 1): its tag,
+// a letter no event of the last 51 has, then ContextMark. The first
+// character of two events' messages then differs, so two of them share
+// their role's header and nothing more (see FoldChange.Mark).
+func contextMark(n int) string {
+	return string(eventTags[(n-1+len(eventTags))%len(eventTags)]) + " " + ContextMark
+}
+
+// hasContextMark reports whether s opens as an event's message.
+func hasContextMark(s string) bool {
+	return strings.HasPrefix(s, ContextMark) || len(s) > 2 && s[1] == ' ' && strings.HasPrefix(s[2:], ContextMark)
+}
 
 // ShedNotice ends the message of an event that shed results.
 const ShedNotice = "Their full content is gone from view; run the tool again if you need one in full."
@@ -63,9 +91,15 @@ type Aside struct {
 	Message string `json:"message"`
 	// Recap says the message carries a fold's recap.
 	Recap bool `json:"recap,omitempty"`
+	// Head says a fold took the item out of view but kept the message's
+	// first line, its numbered opening, where it was (FoldChange.Mark).
+	Head bool `json:"head,omitempty"`
 }
 
 func (a *Aside) messages(dst []Message) []Message {
+	if a.Head {
+		return append(dst, Message{Role: RoleUser, Content: firstLine(a.Message)})
+	}
 	if a.Note != "" {
 		dst = append(dst, Message{Role: RoleUser, Content: NotePrompt}, Message{Role: RoleAssistant, Content: a.Note})
 	}
@@ -76,7 +110,7 @@ func (a *Aside) messages(dst []Message) []Message {
 // round's prompt or the event's message. (The note itself is the
 // assistant message after the prompt.)
 func IsAside(m Message) bool {
-	return m.Role == RoleUser && (m.Content == NotePrompt || strings.HasPrefix(m.Content, ContextMark))
+	return m.Role == RoleUser && (m.Content == NotePrompt || hasContextMark(m.Content))
 }
 
 // Event is one shrink: what was shed, what folded, and the message
@@ -126,6 +160,9 @@ type FoldChange struct {
 	Rounds      int    `json:"rounds"`
 	Recap       *Recap `json:"recap"`
 	RecapTokens int    `json:"recapTokens"`
+	// Marks are 1 + each folded item whose message keeps its first line,
+	// its opening, in view where it was (Aside.Head; foldMarks says why).
+	Marks []int `json:"marks,omitempty"`
 }
 
 // Apply makes an event's changes to the history.
@@ -147,9 +184,14 @@ func (m *Manager) Apply(ev *Event) {
 		h.Folded = f.Upto
 		h.Recap = f.Recap
 		h.RecapFirst = ev.Message == "" // a fold logged before folds appended their message
-		for _, it := range h.Items {
-			if it.After != nil && it.After.Recap || h.RecapFirst {
+		for i, it := range h.Items {
+			switch {
+			case contains(f.Marks, i+1) && it.After != nil:
+				it.After.Head = true
+			case it.After != nil && it.After.Recap || h.RecapFirst:
 				it.After = nil // the recap before, absorbed
+			case it.After != nil:
+				it.After.Head = false
 			}
 			it.Notice = ""
 		}
@@ -157,6 +199,7 @@ func (m *Manager) Apply(ev *Event) {
 	switch {
 	case ev.Message != "" && ev.At >= 0 && ev.At < len(h.Items):
 		h.Items[ev.At].After = &Aside{Note: ev.Note, Message: ev.Message, Recap: ev.Fold != nil}
+		h.Events++
 	case ev.Notice != "":
 		if last := h.Last(); last != nil {
 			last.Notice = ev.Notice

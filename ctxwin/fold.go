@@ -217,7 +217,58 @@ func (m *Manager) fold(b Budget, upto int, keep, leaving []int, note string) *Fo
 		Rounds:      rounds,
 		Recap:       rc,
 		RecapTokens: m.est.Tokens(len(rc.Text), false),
+		Marks:       m.foldMarks(upto, keep),
 	}
+}
+
+// foldMarks lists 1 + each item whose message keeps its opening in view,
+// where it was, after a fold that keeps items keep and those from upto on
+// (see FoldChange.Marks). The fold's first deletion gets one: the newest
+// message an event appended that the request shows among the items of that
+// deletion, which then starts inside the opening. An opening kept before
+// stays where nothing around it is deleted.
+//
+// Why: when a request keeps less than half of its slot, llama-server saves
+// the slot in host memory and restores instead any earlier prompt that
+// shares a longer common prefix with the request; that prompt holds none of
+// the rounds the fold keeps, so the chunk reuse serves none of them. Folds
+// delete from the same place, after the items that stay, where earlier
+// prompts held other rounds, and whichever shares a few more tokens with
+// the first kept message would win. An event's opening starts with its own
+// tag (contextMark), so an earlier prompt shares no more of it than the
+// slot's own message there does.
+func (m *Manager) foldMarks(upto int, keep []int) []int {
+	h := m.H
+	var marks, heads []int
+	newest, deleting, marked := 0, false, false
+	end := func() { // the end of a run of items out of view
+		switch {
+		case !deleting:
+			marks = append(marks, heads...) // nothing around them is deleted
+		case !marked && newest > 0:
+			marks = append(marks, newest)
+			marked = true
+		}
+		heads, newest, deleting = nil, 0, false
+	}
+	for i := 0; i < min(upto, len(h.Items)); i++ {
+		it := h.Items[i]
+		head := !h.InView(i) && it.After != nil && it.After.Head
+		switch {
+		case contains(keep, i):
+			end()
+		case head:
+			heads = append(heads, i+1)
+			newest = i + 1
+		case h.InView(i) || i >= h.Folded && it.Dropped:
+			deleting = true
+			if it.After != nil && it.After.Message != "" {
+				newest = i + 1
+			}
+		}
+	}
+	end()
+	return marks
 }
 
 // asideTokens is what the messages appended after item i cost: the

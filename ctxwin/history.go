@@ -157,6 +157,9 @@ type History struct {
 	Folded     int    `json:"folded,omitempty"`
 	Recap      *Recap `json:"recap,omitempty"`
 	RecapFirst bool   `json:"recapFirst,omitempty"`
+	// Events counts the events that appended a message; the next one's
+	// message opens with contextMark(Events+1).
+	Events int `json:"events,omitempty"`
 
 	// The rendering cache. msgs holds the system message, the recap, the
 	// messages of Items[Folded:frozen] and, from tailStart on (when
@@ -407,6 +410,8 @@ func (h *History) rebuild() {
 			buf = it.messages(buf[:0])
 		case it.Dropped && i >= h.Folded:
 			buf = it.asides(buf[:0]) // what an event appended after it stays
+		case it.After != nil && it.After.Head:
+			buf = it.After.messages(buf[:0]) // the opening a fold kept
 		default:
 			continue
 		}

@@ -110,7 +110,7 @@ func (d *draft) addEntry(entry string) {
 	e := &d.m.est
 	if !d.framed {
 		d.framed = true
-		d.total += e.Tokens(len(RoleUser)+len(ContextMark)+len(ShedNotice)+len(shedHeading)+80, false) + e.overhead()
+		d.total += e.Tokens(len(RoleUser)+len(contextMark(0))+len(ShedNotice)+len(shedHeading)+80, false) + e.overhead()
 	}
 	d.entries = append(d.entries, entry)
 	d.total += e.Tokens(len(entry)+1, false)
@@ -118,8 +118,8 @@ func (d *draft) addEntry(entry string) {
 
 // Headings of the message.
 const (
-	foldOpening = ContextMark + " To fit the context window, older rounds were folded into the recap below"
-	shedOpening = ContextMark + " To fit the context window, older tool results were shed"
+	foldOpening = " To fit the context window, older rounds were folded into the recap below"
+	shedOpening = " To fit the context window, older tool results were shed"
 	shedHeading = "Shed, each keeping only its first line where it was:"
 )
 
@@ -128,6 +128,7 @@ func (d *draft) layout() *Event {
 	ev := d.ev
 	h := d.m.H
 	var b strings.Builder
+	b.WriteString(contextMark(h.Events + 1))
 	switch {
 	case ev.Fold != nil && len(d.entries) > 0:
 		b.WriteString(foldOpening + ", and older tool results were shed.\n")
@@ -161,6 +162,11 @@ func (d *draft) layout() *Event {
 		}
 	}
 	total += e.Tokens(len(RoleUser)+len(ev.Message), false) + e.overhead()
+	if f := ev.Fold; f != nil {
+		for _, k := range f.Marks {
+			total += e.Tokens(len(RoleUser)+len(firstLine(h.Items[k-1].After.Message)), false) + e.overhead()
+		}
+	}
 	if ev.Note != "" {
 		total += e.Tokens(len(RoleUser)+len(NotePrompt)+len(RoleAssistant)+len(ev.Note), false) + 2*e.overhead()
 	}

@@ -179,7 +179,7 @@ func TestShedOldestFirstLargeBeforeSmall(t *testing.T) {
 	if last := m.H.Last(); last.Results[0].Shed || last.ReasoningShed {
 		t.Error("the current round was shed")
 	}
-	if a := m.H.Last().After; a == nil || !strings.HasPrefix(a.Message, ContextMark) || !strings.HasSuffix(a.Message, ShedNotice) {
+	if a := m.H.Last().After; a == nil || !hasContextMark(a.Message) || !strings.HasSuffix(a.Message, ShedNotice) {
 		t.Errorf("no message to the model after the newest round: %+v", a)
 	}
 	after := m.H.Messages()

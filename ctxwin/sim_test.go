@@ -205,8 +205,9 @@ func (s *sim) check(msgs []Message, ev *Event) {
 // cacheShaped checks that after is before with spans deleted, then what a
 // shrink appends: the note round's prompt and note, and the event's
 // message. A message of after is a deletion of one of before when it has
-// its role and ids and keeps a prefix of its content (a shed result), its
-// reasoning or none, and each call's arguments with a span cut out.
+// its role and ids and keeps a prefix of its content (a shed result, or an
+// event's message a fold kept the first line of), its reasoning or none,
+// and each call's arguments with a span cut out.
 func cacheShaped(before, after []Message) error {
 	end := len(after)
 	if end == 0 || !IsAside(after[end-1]) || after[end-1].Content == NotePrompt {
@@ -231,7 +232,7 @@ func cacheShaped(before, after []Message) error {
 
 func isDeletion(old, m Message) bool {
 	if old.Role != m.Role || old.ToolCallID != m.ToolCallID || len(old.ToolCalls) != len(m.ToolCalls) ||
-		!strings.HasPrefix(old.Content, m.Content) || m.Content != old.Content && m.Role != RoleTool ||
+		!strings.HasPrefix(old.Content, m.Content) || m.Content != old.Content && m.Role != RoleTool && !(IsAside(old) && m.Content == firstLine(old.Content)) ||
 		m.Reasoning != "" && m.Reasoning != old.Reasoning {
 		return false
 	}
