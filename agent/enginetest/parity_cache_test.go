@@ -103,6 +103,7 @@ var chunkReuseSizes = []int{0, 64}
 
 var cacheRows = []row{
 	restoreRow,
+	openingRow,
 	{name: "chunk reuse: the oldest rounds deleted, a recap appended after the kept ones", check: func(t *testing.T, c *http.Client, in *instance) {
 		recap := "<recap>\n" + prose(7, 6) + "</recap>"
 		for i, reuse := range chunkReuseSizes {
@@ -239,5 +240,45 @@ var restoreRow = row{name: "chunk reuse: host memory restores an older prompt th
 	t.Logf("rounds 1-2 deleted, a recap of %d tokens appended: %d of %d reused, %d processed", rt, got.cached, got.prompt, got.processed)
 	if got.processed < got.prompt/2 {
 		t.Errorf("%d of %d tokens processed: the slot's chunks were reused, not an older prompt restored", got.processed, got.prompt)
+	}
+}}
+
+// openingRow: the layout reika's folds use against restoreRow's trap
+// (ctxwin's foldMarks). An event's message opens with a line of its own
+// tag; a fold keeps that line where it was and deletes from it on, so an
+// older prompt held in host memory, with a round where the line is, shares
+// no more with the request than the slot does: the server keeps the slot,
+// and its chunks serve the kept rounds.
+var openingRow = row{name: "chunk reuse: a fold that keeps an event's tagged opening keeps the slot", own: true, check: func(t *testing.T, c *http.Client, in *instance) {
+	opening := "The user wants to know how the parts fit together.\n" + prose(96, 3)
+	round := func(k int, text string) []any {
+		id := fmt.Sprintf("call_96_%d", k)
+		return []any{
+			map[string]any{"role": "assistant", "content": text, "tool_calls": []any{map[string]any{"id": id, "type": "function",
+				"function": map[string]any{"name": "read", "arguments": fmt.Sprintf(`{"path": "p%d.txt"}`, k)}}}},
+			map[string]any{"role": "tool", "tool_call_id": id, "content": readResult(96, k)},
+		}
+	}
+	head := []any{map[string]any{"role": "system", "content": "You are coding agent 96."}, map[string]any{"role": "user", "content": "Read the parts and explain them."}}
+	chat := func(parts ...[]any) []any {
+		out := append([]any(nil), head...)
+		for _, p := range parts {
+			out = append(out, p...)
+		}
+		return out
+	}
+	user := func(text string) []any { return []any{map[string]any{"role": "user", "content": text}} }
+	line := "K [context] To fit the context window, older tool results were shed."
+	shed := user(line + "\nShed, each keeping only its first line where it was:\n" + prose(95, 3))
+	// The trap of restoreRow: a short prompt whose first round opens as
+	// round 3 will, then the long one, with an event's message after round 2.
+	complete(t, c, in, chat(round(9, opening+"Start with part nine.")))
+	complete(t, c, in, chat(round(1, "Part one first."), round(2, "Then two."), shed, round(3, opening+"Now three."), round(4, "And four.")))
+	recap := "L [context] To fit the context window, older rounds were folded into the recap below.\n<recap>\n" + prose(94, 4) + "</recap>"
+	got := complete(t, c, in, chat(user(line), round(3, opening+"Now three."), round(4, "And four."), user(recap)), "n_cache_reuse", 8)
+	rt := tokens(t, c, in, recap)
+	t.Logf("rounds 1-2 deleted, the event's opening kept, a recap of %d tokens appended: %d of %d reused, %d processed", rt, got.cached, got.prompt, got.processed)
+	if got.processed > rt+rt/2+16 {
+		t.Errorf("%d of %d tokens processed, the recap is %d: an older prompt was restored, or the chunks after the opening were not reused", got.processed, got.prompt, rt)
 	}
 }}
