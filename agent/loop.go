@@ -114,6 +114,7 @@ func (r *run) rounds(ctx context.Context) error {
 		retried = false
 		r.debugLine(req.Messages, div, resp)
 		r.sess.prev = req.Messages
+		m.SetChunkReuse(resp.CacheReuse)
 		completion := 0
 		if resp.Usage != nil {
 			m.Observe(resp.Usage.PromptTokens, resp.Usage.CompletionTokens)

@@ -221,6 +221,11 @@ func (m *Manager) fold(b Budget, upto int, keep, leaving []int, note string) *Fo
 	}
 }
 
+// openingChunk is the largest n_cache_reuse whose chunk scan reuses an
+// event's opening kept between two deletions: the opening is about 17
+// tokens from its tag to the end of its line.
+const openingChunk = 12
+
 // foldMarks lists 1 + each item whose message keeps its opening in view,
 // where it was, after a fold that keeps items keep and those from upto on
 // (see FoldChange.Marks). The fold's first deletion gets one: the newest
@@ -239,6 +244,9 @@ func (m *Manager) fold(b Budget, upto int, keep, leaving []int, note string) *Fo
 // slot's own message there does.
 func (m *Manager) foldMarks(upto int, keep []int) []int {
 	h := m.H
+	if m.chunkReuse <= 0 || m.chunkReuse > openingChunk {
+		return nil // the scan could not reuse an opening between two deletions
+	}
 	var marks, heads []int
 	newest, deleting, marked := 0, false, false
 	end := func() { // the end of a run of items out of view

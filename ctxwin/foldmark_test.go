@@ -1,6 +1,7 @@
 package ctxwin
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -9,9 +10,24 @@ import (
 // the messages of the last events do not start with, and a fold's first
 // deletion starts inside the opening of the newest such message it
 // deletes, which stays where it was, a prefix of it; a later fold's first
-// deletion then starts at the tag (see foldMarks).
+// deletion then starts at the tag (see foldMarks). It keeps none when the
+// engine's chunk scan would not reuse a run that short, or runs none.
 func TestFoldKeepsATaggedOpening(t *testing.T) {
+	for _, chunk := range []int{0, 64} {
+		m := session(16000)
+		m.SetChunkReuse(chunk)
+		m.StartTurn("TASK: refactor the parser")
+		for folded := false; !folded; {
+			fill(t, m, 60)
+			ev := m.Shrink("a note", ReasonShedPoint)
+			folded = ev != nil && ev.Fold != nil
+			if folded && len(ev.Fold.Marks) > 0 {
+				t.Errorf("n_cache_reuse %d: the fold kept openings %v", chunk, ev.Fold.Marks)
+			}
+		}
+	}
 	m := session(16000)
+	m.SetChunkReuse(8)
 	m.StartTurn("TASK: refactor the parser")
 	var tags []byte
 	var before []Message
@@ -76,4 +92,71 @@ func containsMessage(msgs []Message, m Message) bool {
 		}
 	}
 	return false
+}
+
+// openingsFollowed checks that what follows each opening a fold kept is as
+// it was in the request before (or another event's message): a deletion
+// right after an opening, such as a reply's reasoning, would leave a run
+// too short for the engine's chunk scan, which then reuses nothing after.
+func openingsFollowed(before, after []Message) error {
+	for i, m := range after[:max(len(after)-1, 0)] {
+		if !IsAside(m) || m.Content == NotePrompt || strings.Contains(m.Content, "\n") || containsMessage(before, m) {
+			continue // not an opening kept
+		}
+		next := after[i+1]
+		if !IsAside(next) && !containsMessage(before, next) {
+			return fmt.Errorf("message %d after the opening %.30q changed: %s %.60q", i+1, m.Content, next.Role, next.Content)
+		}
+	}
+	return nil
+}
+
+// TestOpeningKeepsTheReplyAfterIt: a fold that keeps an opening keeps the
+// reply right after it whole, although the shed step would drop its
+// reasoning (guardRuns after the fold).
+func TestOpeningKeepsTheReplyAfterIt(t *testing.T) {
+	for _, window := range []int{8000, 12000, 16000, 24000} {
+		for long := 1; long <= 3; long++ {
+			for large := 2; large <= 5; large++ {
+				openingKeepsReply(t, window, long, large)
+			}
+		}
+	}
+}
+
+// openingKeepsReply runs a session at window whose every long-th reply
+// reasons at length and every large-th read is large, through 4 folds.
+func openingKeepsReply(t *testing.T, window, long, large int) {
+	m := session(window)
+	m.SetChunkReuse(8)
+	m.StartTurn("TASK: explain the parser")
+	folds := 0
+	for i := 0; folds < 4 && i < 400; i++ {
+		if p := m.Prepare(); p.Shrink {
+			before := m.H.Messages()
+			if p.Note {
+				m.NoteRequest()
+				m.Sent()
+			}
+			ev := m.Shrink("a note", ReasonShedPoint)
+			if ev != nil && ev.Fold != nil {
+				folds++
+				if err := openingsFollowed(before, m.H.Messages()); err != nil {
+					t.Fatalf("window %d, long %d, large %d, fold %d: %v", window, long, large, folds, err)
+				}
+			}
+		}
+		send(m)
+		id := fmt.Sprintf("c%d", i)
+		reasoning := lines(3, "think")
+		if i%long == 0 {
+			reasoning = lines(60, "think long")
+		}
+		m.H.AddRound(Message{Content: fmt.Sprintf("reading %d", i), Reasoning: reasoning, ToolCalls: []ToolCall{call(id)}})
+		n := 4
+		if i%large == 1 {
+			n = 120
+		}
+		m.H.AddResult(readResult(id, fmt.Sprintf("src/f%d.go", i), n))
+	}
 }

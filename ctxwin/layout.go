@@ -55,6 +55,9 @@ func (m *Manager) plan(b Budget, reason, note string) *draft {
 	}
 	if reason == ReasonCompact || d.total > b.ShedTarget {
 		d.decideFold(note)
+		if d.ev.Fold != nil {
+			d.guardRuns() // the fold's deletions and the openings it keeps
+		}
 	}
 	if len(d.ev.Shed) == 0 && d.ev.Fold == nil {
 		return nil
@@ -194,8 +197,8 @@ const minRun = 64
 
 // guardRuns gives up the deletions of reasoning and of long arguments that
 // would leave less than minRun tokens kept since the deletion before them
-// (a reply's reasoning right after a round taken out of view): the reply
-// then stays whole.
+// (a reply's reasoning right after a round taken out of view, or after an
+// opening a fold keeps): the reply then stays whole.
 func (d *draft) guardRuns() {
 	h := d.m.H
 	run := -1 // tokens kept since the last deletion; -1 before the first
@@ -207,6 +210,13 @@ func (d *draft) guardRuns() {
 	for i := 0; i < len(h.Items)-1; i++ {
 		it := h.Items[i]
 		switch {
+		case d.foldedNow(i) && contains(d.ev.Fold.Marks, i+1):
+			run = 0
+			grow(d.m.est.MessageTokens(Message{Role: RoleUser, Content: firstLine(it.After.Message)}))
+			continue
+		case d.foldedNow(i) && (h.InView(i) || it.Dropped || it.After != nil && it.After.Head):
+			run = 0
+			continue
 		case !h.InView(i):
 			continue // not in the request before
 		case d.dropped[i]:

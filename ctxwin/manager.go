@@ -42,7 +42,16 @@ type Manager struct {
 	lastSentChars int
 	// toCount is what Uncounted listed, for SetCounts.
 	toCount []toCount
+	// chunkReuse is the n_cache_reuse of the engine's chunk scan, 0 when
+	// none runs (SetChunkReuse).
+	chunkReuse int
 }
+
+// SetChunkReuse records the smallest chunk, in tokens, that the engine's
+// chunk scan reuses after a deletion (llama.cpp's n_cache_reuse; 0 when it
+// runs none). A fold keeps an event's opening where it deletes only when
+// the scan reuses a run that short (foldMarks).
+func (m *Manager) SetChunkReuse(tokens int) { m.chunkReuse = max(tokens, 0) }
 
 // NewManager starts a conversation.
 func NewManager(h *History, window int) *Manager {

@@ -44,6 +44,9 @@ func newSim(t *testing.T, seed int64, window int) *sim {
 		}
 		return b.String()
 	})
+	if seed%2 == 1 {
+		m.SetChunkReuse(8) // folds keep events' openings
+	}
 	return &sim{t: t, rng: rng, m: m, cpt: 2.5 + rng.Float64()*2.5}
 }
 
@@ -94,6 +97,9 @@ func (s *sim) request() []Message {
 			}
 			if ev.Fold != nil {
 				s.folds++
+				if err := openingsFollowed(before, s.m.H.Messages()); err != nil {
+					t.Fatalf("request %d: %v", s.reqs, err)
+				}
 				if note != "" && ev.Note != note {
 					t.Fatalf("the note does not stay before the recap: %q", ev.Note)
 				}
