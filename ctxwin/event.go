@@ -70,7 +70,7 @@ const eventTags = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 // contextMark is the opening of the message of event n (from 1): its tag,
 // a letter no event of the last 51 has, then ContextMark. The first
 // character of two events' messages then differs, so two of them share
-// their role's header and nothing more (see FoldChange.Mark).
+// their role's header and nothing more (see FoldChange.Marks).
 func contextMark(n int) string {
 	return string(eventTags[(n-1+len(eventTags))%len(eventTags)]) + " " + ContextMark
 }
@@ -92,7 +92,7 @@ type Aside struct {
 	// Recap says the message carries a fold's recap.
 	Recap bool `json:"recap,omitempty"`
 	// Head says a fold took the item out of view but kept the message's
-	// first line, its numbered opening, where it was (FoldChange.Mark).
+	// first line, its tagged opening, where it was (FoldChange.Marks).
 	Head bool `json:"head,omitempty"`
 }
 

@@ -111,9 +111,9 @@ func openingsFollowed(before, after []Message) error {
 	return nil
 }
 
-// TestOpeningKeepsTheReplyAfterIt: a fold that keeps an opening keeps the
-// reply right after it whole, although the shed step would drop its
-// reasoning (guardRuns after the fold).
+// TestOpeningKeepsTheReplyAfterIt: no fold leaves an opening followed by a
+// reply it changes (its reasoning dropped by the shed step): it keeps the
+// reply whole or gives up the opening (dropShortOpenings).
 func TestOpeningKeepsTheReplyAfterIt(t *testing.T) {
 	for _, window := range []int{8000, 12000, 16000, 24000} {
 		for long := 1; long <= 3; long++ {

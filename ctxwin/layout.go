@@ -55,9 +55,7 @@ func (m *Manager) plan(b Budget, reason, note string) *draft {
 	}
 	if reason == ReasonCompact || d.total > b.ShedTarget {
 		d.decideFold(note)
-		if d.ev.Fold != nil {
-			d.guardRuns() // the fold's deletions and the openings it keeps
-		}
+		d.dropShortOpenings()
 	}
 	if len(d.ev.Shed) == 0 && d.ev.Fold == nil {
 		return nil
@@ -195,10 +193,15 @@ func (d *draft) foldedNow(i int) bool {
 // it is processed again.
 const minRun = 64
 
+// openingReplyKeep is the most a reply right after a fold's opening may
+// grow, in tokens, by being kept whole rather than changed
+// (dropShortOpenings).
+const openingReplyKeep = 800
+
 // guardRuns gives up the deletions of reasoning and of long arguments that
 // would leave less than minRun tokens kept since the deletion before them
-// (a reply's reasoning right after a round taken out of view, or after an
-// opening a fold keeps): the reply then stays whole.
+// (a reply's reasoning right after a round taken out of view): the reply
+// then stays whole.
 func (d *draft) guardRuns() {
 	h := d.m.H
 	run := -1 // tokens kept since the last deletion; -1 before the first
@@ -210,13 +213,6 @@ func (d *draft) guardRuns() {
 	for i := 0; i < len(h.Items)-1; i++ {
 		it := h.Items[i]
 		switch {
-		case d.foldedNow(i) && contains(d.ev.Fold.Marks, i+1):
-			run = 0
-			grow(d.m.est.MessageTokens(Message{Role: RoleUser, Content: firstLine(it.After.Message)}))
-			continue
-		case d.foldedNow(i) && (h.InView(i) || it.Dropped || it.After != nil && it.After.Head):
-			run = 0
-			continue
 		case !h.InView(i):
 			continue // not in the request before
 		case d.dropped[i]:
@@ -251,6 +247,47 @@ func (d *draft) guardRuns() {
 	}
 }
 
+// dropShortOpenings settles the openings the draft's fold keeps (foldMarks)
+// that a reply follows whose reasoning or arguments the draft cuts: the
+// opening would be a run between two deletions too short for the engine
+// to reuse, and everything after it would be processed again. The reply
+// stays whole when that adds at most openingReplyKeep tokens; otherwise
+// the opening goes. Measured on the bench (3 sessions, reika): keeping
+// every such reply whole, and guarding every run the fold leaves, gave
+// 1.11× the lower bound at 16k with chunk reuse but 2.09× instead of 2.01×
+// at 32k on prefix only and 43% retention instead of 45% at 16k; dropping
+// every such opening gave 1.16×; this, 1.13×, with 2.01× and 45%.
+func (d *draft) dropShortOpenings() {
+	f := d.ev.Fold
+	if f == nil || len(f.Marks) == 0 {
+		return
+	}
+	h := d.m.H
+	kept := f.Marks[:0]
+	for _, k := range f.Marks {
+		next := k
+		for next < len(h.Items) && d.foldedNow(next) {
+			next++
+		}
+		if next >= len(h.Items) || !h.Items[next].IsRound() {
+			kept = append(kept, k)
+			continue
+		}
+		s, changed := d.assistants[next]
+		if !changed || !(s.reasoningShed && !h.Items[next].ReasoningShed || s.calls != nil && h.Items[next].Calls == nil) {
+			kept = append(kept, k)
+			continue
+		}
+		old := d.assistant(next)
+		whole := d.replyTokens(next, &replyState{reasoningShed: h.Items[next].ReasoningShed, calls: h.Items[next].Calls})
+		if whole-old <= openingReplyKeep {
+			d.keepReply(next)
+			kept = append(kept, k)
+		}
+	}
+	f.Marks = kept
+}
+
 // keepReply gives up the draft's changes to item i's reply.
 func (d *draft) keepReply(i int) {
 	old := d.assistant(i)
@@ -272,4 +309,5 @@ func (d *draft) refold(note string) {
 	f := d.ev.Fold
 	d.note = note
 	d.ev.Fold = d.m.fold(d.b, f.Upto, f.Keep, d.leaving(f.Upto, f.Keep), note)
+	d.dropShortOpenings()
 }
