@@ -223,7 +223,7 @@ func (d *draft) guardRuns() {
 			grow(d.costs[i])
 			continue
 		}
-		if s, ok := d.assistants[i]; ok && (s.reasoningShed && !it.ReasoningShed || s.calls != nil && it.Calls == nil) {
+		if d.cutsReply(i) {
 			if run >= 0 && run < minRun {
 				d.keepReply(i)
 				grow(d.assistant(i))
@@ -273,8 +273,7 @@ func (d *draft) dropShortOpenings() {
 			kept = append(kept, k)
 			continue
 		}
-		s, changed := d.assistants[next]
-		if !changed || !(s.reasoningShed && !h.Items[next].ReasoningShed || s.calls != nil && h.Items[next].Calls == nil) {
+		if !d.cutsReply(next) {
 			kept = append(kept, k)
 			continue
 		}
@@ -286,6 +285,14 @@ func (d *draft) dropShortOpenings() {
 		}
 	}
 	f.Marks = kept
+}
+
+// cutsReply reports whether the draft deletes part of item i's reply: its
+// reasoning, or a span of its arguments.
+func (d *draft) cutsReply(i int) bool {
+	s, ok := d.assistants[i]
+	it := d.m.H.Items[i]
+	return ok && (s.reasoningShed && !it.ReasoningShed || s.calls != nil && it.Calls == nil)
 }
 
 // keepReply gives up the draft's changes to item i's reply.
