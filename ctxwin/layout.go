@@ -201,7 +201,8 @@ const openingReplyKeep = 800
 // guardRuns gives up the deletions of reasoning and of long arguments that
 // would leave less than minRun tokens kept since the deletion before them
 // (a reply's reasoning right after a round taken out of view): the reply
-// then stays whole.
+// then stays whole, unless that would leave the request above the usable
+// window, where fitting comes before the engine's reuse.
 func (d *draft) guardRuns() {
 	h := d.m.H
 	run := -1 // tokens kept since the last deletion; -1 before the first
@@ -224,7 +225,7 @@ func (d *draft) guardRuns() {
 			continue
 		}
 		if d.cutsReply(i) {
-			if run >= 0 && run < minRun {
+			if run >= 0 && run < minRun && d.total+d.wholeGain(i) <= d.b.Usable {
 				d.keepReply(i)
 				grow(d.assistant(i))
 			} else {
@@ -277,9 +278,7 @@ func (d *draft) dropShortOpenings() {
 			kept = append(kept, k)
 			continue
 		}
-		old := d.assistant(next)
-		whole := d.replyTokens(next, &replyState{reasoningShed: h.Items[next].ReasoningShed, calls: h.Items[next].Calls})
-		if whole-old <= openingReplyKeep {
+		if gain := d.wholeGain(next); gain <= openingReplyKeep && d.total+gain <= d.b.Usable {
 			d.keepReply(next)
 			kept = append(kept, k)
 		}
@@ -293,6 +292,12 @@ func (d *draft) cutsReply(i int) bool {
 	s, ok := d.assistants[i]
 	it := d.m.H.Items[i]
 	return ok && (s.reasoningShed && !it.ReasoningShed || s.calls != nil && it.Calls == nil)
+}
+
+// wholeGain is what keeping item i's reply whole would add to the draft.
+func (d *draft) wholeGain(i int) int {
+	it := d.m.H.Items[i]
+	return d.replyTokens(i, &replyState{reasoningShed: it.ReasoningShed, calls: it.Calls}) - d.assistant(i)
 }
 
 // keepReply gives up the draft's changes to item i's reply.
