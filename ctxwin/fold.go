@@ -119,7 +119,7 @@ func (d *draft) leaving(upto int, keep []int) []int {
 	h := d.m.H
 	var out []int
 	for i := 0; i < upto; i++ {
-		if (h.InView(i) || i >= h.Folded && h.Items[i].Dropped) && !contains(keep, i) {
+		if h.shows(i) && !contains(keep, i) {
 			out = append(out, i)
 		}
 	}
@@ -268,7 +268,7 @@ func (m *Manager) foldMarks(upto int, keep []int) []int {
 		case head:
 			heads = append(heads, i+1)
 			newest = i + 1
-		case h.InView(i) || i >= h.Folded && it.Dropped:
+		case h.shows(i):
 			deleting = true
 			if it.After != nil && it.After.Message != "" {
 				newest = i + 1

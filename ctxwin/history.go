@@ -131,6 +131,12 @@ func (it *Item) asides(dst []Message) []Message {
 	return dst
 }
 
+// shows reports whether the request shows something of item i: the item,
+// or, for a round sheds took out of view, what events appended after it.
+func (h *History) shows(i int) bool {
+	return h.InView(i) || i >= h.Folded && h.Items[i].Dropped
+}
+
 // InView reports whether item i is rendered: not folded nor dropped, or
 // pinned.
 func (h *History) InView(i int) bool {

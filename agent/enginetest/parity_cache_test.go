@@ -41,22 +41,39 @@ func prose(seed int64, lines int) string {
 // results[k] replaces the result of round k when set; more messages
 // follow the rounds.
 func roundsChat(seed int64, rounds []int, results map[int]string, more ...any) []any {
-	msgs := []any{
-		map[string]any{"role": "system", "content": fmt.Sprintf("You are coding agent %d.", seed)},
-		map[string]any{"role": "user", "content": "Read the parts and explain them."},
-	}
+	msgs := partsChat(seed)
 	for _, k := range rounds {
-		id := fmt.Sprintf("call_%d_%d", seed, k)
 		text, ok := results[k]
 		if !ok {
 			text = readResult(seed, k)
 		}
-		msgs = append(msgs,
-			map[string]any{"role": "assistant", "content": "", "tool_calls": []any{map[string]any{"id": id, "type": "function",
-				"function": map[string]any{"name": "read", "arguments": fmt.Sprintf(`{"path": "p%d.txt"}`, k)}}}},
-			map[string]any{"role": "tool", "tool_call_id": id, "content": text})
+		msgs = append(msgs, readRound(seed, k, "", text)...)
 	}
 	return append(msgs, more...)
+}
+
+// partsChat is the opening of a chat of seed, a system message and the
+// task, then the messages of parts in order.
+func partsChat(seed int64, parts ...[]any) []any {
+	msgs := []any{
+		map[string]any{"role": "system", "content": fmt.Sprintf("You are coding agent %d.", seed)},
+		map[string]any{"role": "user", "content": "Read the parts and explain them."},
+	}
+	for _, p := range parts {
+		msgs = append(msgs, p...)
+	}
+	return msgs
+}
+
+// readRound is round k of a chat of seed: a reply of text calling read on
+// pK.txt, and result.
+func readRound(seed int64, k int, text, result string) []any {
+	id := fmt.Sprintf("call_%d_%d", seed, k)
+	return []any{
+		map[string]any{"role": "assistant", "content": text, "tool_calls": []any{map[string]any{"id": id, "type": "function",
+			"function": map[string]any{"name": "read", "arguments": fmt.Sprintf(`{"path": "p%d.txt"}`, k)}}}},
+		map[string]any{"role": "tool", "tool_call_id": id, "content": result},
+	}
 }
 
 // readResult is the result of reading part k: a header line and prose.
@@ -212,25 +229,13 @@ var cacheRows = []row{
 var restoreRow = row{name: "chunk reuse: host memory restores an older prompt that shares a longer prefix", own: true, check: func(t *testing.T, c *http.Client, in *instance) {
 	opening := "The user wants to know how the parts fit together.\n" + prose(97, 3)
 	round := func(seed int64, k int, text string) []any {
-		id := fmt.Sprintf("call_%d_%d", seed, k)
 		result := readResult(seed, k)
 		if k == 9 {
 			result = "p9.txt lines 1-1 of 1\n1. short.\n"
 		}
-		return []any{
-			map[string]any{"role": "assistant", "content": text, "tool_calls": []any{map[string]any{"id": id, "type": "function",
-				"function": map[string]any{"name": "read", "arguments": fmt.Sprintf(`{"path": "p%d.txt"}`, k)}}}},
-			map[string]any{"role": "tool", "tool_call_id": id, "content": result},
-		}
+		return readRound(seed, k, text, result)
 	}
-	head := []any{map[string]any{"role": "system", "content": "You are coding agent 99."}, map[string]any{"role": "user", "content": "Read the parts and explain them."}}
-	chat := func(rounds ...[]any) []any {
-		out := append([]any(nil), head...)
-		for _, r := range rounds {
-			out = append(out, r...)
-		}
-		return out
-	}
+	chat := func(rounds ...[]any) []any { return partsChat(99, rounds...) }
 	// A short prompt whose first round opens as round 3 will, then the long one.
 	complete(t, c, in, chat(round(99, 9, opening+"Start with part nine.")))
 	complete(t, c, in, chat(round(99, 1, "Part one first."), round(99, 2, "Then two."), round(99, 3, opening+"Now three."), round(99, 4, "And four.")))
@@ -251,22 +256,8 @@ var restoreRow = row{name: "chunk reuse: host memory restores an older prompt th
 // and its chunks serve the kept rounds.
 var openingRow = row{name: "chunk reuse: a fold that keeps an event's tagged opening keeps the slot", own: true, check: func(t *testing.T, c *http.Client, in *instance) {
 	opening := "The user wants to know how the parts fit together.\n" + prose(96, 3)
-	round := func(k int, text string) []any {
-		id := fmt.Sprintf("call_96_%d", k)
-		return []any{
-			map[string]any{"role": "assistant", "content": text, "tool_calls": []any{map[string]any{"id": id, "type": "function",
-				"function": map[string]any{"name": "read", "arguments": fmt.Sprintf(`{"path": "p%d.txt"}`, k)}}}},
-			map[string]any{"role": "tool", "tool_call_id": id, "content": readResult(96, k)},
-		}
-	}
-	head := []any{map[string]any{"role": "system", "content": "You are coding agent 96."}, map[string]any{"role": "user", "content": "Read the parts and explain them."}}
-	chat := func(parts ...[]any) []any {
-		out := append([]any(nil), head...)
-		for _, p := range parts {
-			out = append(out, p...)
-		}
-		return out
-	}
+	round := func(k int, text string) []any { return readRound(96, k, text, readResult(96, k)) }
+	chat := func(parts ...[]any) []any { return partsChat(96, parts...) }
 	user := func(text string) []any { return []any{map[string]any{"role": "user", "content": text}} }
 	line := "K [context] To fit the context window, older tool results were shed."
 	shed := user(line + "\nShed, each keeping only its first line where it was:\n" + prose(95, 3))
