@@ -56,7 +56,7 @@ func (d *draft) decideFold(note string) {
 func (d *draft) afterFold() {
 	h := d.m.H
 	kept := d.ev.Shed[:0]
-	d.entries = nil
+	d.entries, d.outlines = nil, map[string]int{}
 	for _, c := range d.ev.Shed {
 		if d.foldedNow(c.Item) {
 			continue
@@ -64,6 +64,7 @@ func (d *draft) afterFold() {
 		kept = append(kept, c)
 		if c.Result >= 0 {
 			d.entries = append(d.entries, c.Entry)
+			sameOutline(c.Entry, d.outlines)
 		}
 	}
 	d.ev.Shed = kept

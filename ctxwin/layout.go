@@ -1,6 +1,9 @@
 package ctxwin
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // Lay out the event (event.go), the last step of a shrink: the deletions
 // the steps before chose, and the one message appended after the newest
@@ -26,6 +29,8 @@ type draft struct {
 	// the message's frame is priced in total.
 	entries []string
 	framed  bool
+	// outlines are the outlines the entries so far list (sameOutline).
+	outlines map[string]int
 	// assistants is the reply of each item the draft changes; shedNow the
 	// results it sheds and dropped the rounds it takes out of view whole.
 	assistants map[int]*replyState
@@ -114,7 +119,35 @@ func (d *draft) addEntry(entry string) {
 		d.total += e.Tokens(len(RoleUser)+len(contextMark(0))+len(ShedNotice)+len(shedHeading)+80, false) + e.overhead()
 	}
 	d.entries = append(d.entries, entry)
-	d.total += e.Tokens(len(entry)+1, false)
+	if d.outlines == nil {
+		d.outlines = map[string]int{}
+	}
+	d.total += e.Tokens(len(sameOutline(entry, d.outlines))+1, false)
+}
+
+// outlineLead starts a read's outline in its entry (shedEntry).
+const outlineLead = "\n  outline:\n"
+
+// sameOutline is entry as the event's message writes it: when an entry
+// before it in the message (seen, each outline with its round) lists the
+// same outline, as two reads of one file do, it says so instead of listing
+// it again. A file's outline is a few hundred to a few thousand bytes, and
+// a session that reads a file in parts sheds them together.
+func sameOutline(entry string, seen map[string]int) string {
+	i := strings.Index(entry, outlineLead)
+	if i < 0 {
+		return entry
+	}
+	var round int
+	if _, err := fmt.Sscanf(entry, "- round %d:", &round); err != nil {
+		return entry
+	}
+	o := entry[i+len(outlineLead):]
+	if r, ok := seen[o]; ok {
+		return entry[:i] + fmt.Sprintf("\n  outline: as for round %d above", r)
+	}
+	seen[o] = round
+	return entry
 }
 
 // Headings of the message.
@@ -144,8 +177,9 @@ func (d *draft) layout() *Event {
 	}
 	if len(d.entries) > 0 {
 		b.WriteString(shedHeading + "\n")
+		seen := map[string]int{}
 		for _, e := range d.entries {
-			b.WriteString(e)
+			b.WriteString(sameOutline(e, seen))
 			b.WriteString("\n")
 		}
 		b.WriteString(ShedNotice)
