@@ -264,8 +264,14 @@ func TestFoldNoteRecapAndAppend(t *testing.T) {
 	if m.Size() > b.ShedTarget {
 		t.Errorf("%d tokens after the fold, target %d", m.Size(), b.ShedTarget)
 	}
-	// Events newest first.
+	// Events newest first, without the reads, searches and pages the
+	// other lists name.
 	events := rc[strings.Index(rc, "What happened"):]
+	for _, listed := range []string{"Read src/", `grep "parse"`, "https://example.com/spec"} {
+		if strings.Contains(events, listed) {
+			t.Errorf("what happened repeats %q, which another list of the recap has:\n%s", listed, rc)
+		}
+	}
 	rounds := regexp.MustCompile(`(?m)^- r(\d+) `).FindAllStringSubmatch(events, -1)
 	if len(rounds) < 4 {
 		t.Fatalf("few events in the recap:\n%s", rc)

@@ -7,7 +7,11 @@ package ctxwin
 // are, so the recap never repeats them); earlier notes and requests; the
 // files touched with the line ranges read; the pages fetched and the
 // searches run; and what happened, newest first, until its budget runs
-// out. A new recap absorbs the one before it.
+// out: the replies, edits, commands and errors, since the lists above
+// name the reads, searches and pages (measured on the bench, 3 sessions:
+// 1.08× the lower bound at 16k with chunk reuse instead of 1.10×, 1.19×
+// instead of 1.22× at 32k, retention 44% and 66% instead of 47% and 63%).
+// A new recap absorbs the one before it.
 
 import (
 	"fmt"
@@ -106,7 +110,9 @@ func (rc *Recap) events(items []*Item, currentTurn int) {
 		// Results newest first within the round, then the reply.
 		for j := len(it.Results) - 1; j >= 0; j-- {
 			r := it.Results[j]
-			rc.Events = append(rc.Events, fmt.Sprintf("r%d %s", it.Round, eventLine(r)))
+			if !listedElsewhere(r) {
+				rc.Events = append(rc.Events, fmt.Sprintf("r%d %s", it.Round, eventLine(r)))
+			}
 			if r.Task && it.Turn == currentTurn {
 				rc.TaskResults = append(rc.TaskResults, r.Text) // a turn's task, out of view
 			}
@@ -115,6 +121,25 @@ func (rc *Recap) events(items []*Item, currentTurn int) {
 			rc.Events = append(rc.Events, fmt.Sprintf("r%d assistant: %s", it.Round, quote(c, 240)))
 		}
 	}
+}
+
+// listedElsewhere reports whether the recap's other lists say all that
+// r's line in what happened would: a read is in the files touched with its
+// lines, a search in the searches run, a page in the pages fetched. An
+// error, an edit or a command is told where it happened.
+func listedElsewhere(r *Result) bool {
+	if r.IsError {
+		return false
+	}
+	switch r.Kind {
+	case KindRead:
+		return r.Path != ""
+	case KindGrep, KindGlob:
+		return true
+	case KindFetch:
+		return r.URL != ""
+	}
+	return false
 }
 
 // touches lists the files items touched, with the line ranges read, and
