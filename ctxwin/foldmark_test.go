@@ -112,10 +112,11 @@ func openingsFollowed(before, after []Message) error {
 }
 
 // TestOpeningKeepsTheReplyAfterIt: no fold leaves an opening followed by a
-// reply it changes (its reasoning dropped by the shed step): it keeps the
-// reply whole or gives up the opening (dropShortOpenings).
+// reply it changes (its reasoning dropped by the shed step), right after it
+// or after rounds the event takes out of view whole (at 20000): it keeps
+// the reply whole or gives up the opening (dropShortOpenings).
 func TestOpeningKeepsTheReplyAfterIt(t *testing.T) {
-	for _, window := range []int{8000, 12000, 16000, 24000} {
+	for _, window := range []int{8000, 12000, 16000, 20000, 24000} {
 		for long := 1; long <= 3; long++ {
 			for large := 2; large <= 5; large++ {
 				openingKeepsReply(t, window, long, large)

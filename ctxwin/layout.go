@@ -283,7 +283,9 @@ func (d *draft) guardRuns() {
 }
 
 // dropShortOpenings settles the openings the draft's fold keeps (foldMarks)
-// that a reply follows whose reasoning or arguments the draft cuts: the
+// that a reply follows whose reasoning or arguments the draft cuts (the
+// first item the draft shows after the opening: rounds it takes out of
+// view whole do not count, since nothing of them stays between): the
 // opening would be a run between two deletions too short for the engine
 // to reuse, and everything after it would be processed again. The reply
 // stays whole when that adds at most openingReplyKeep tokens; otherwise
@@ -300,11 +302,8 @@ func (d *draft) dropShortOpenings() {
 	h := d.m.H
 	kept := f.Marks[:0]
 	for _, k := range f.Marks {
-		next := k
-		for next < len(h.Items) && d.foldedNow(next) {
-			next++
-		}
-		if next >= len(h.Items) || !h.Items[next].IsRound() {
+		next := d.nextShown(k)
+		if next >= len(h.Items) || !h.Items[next].IsRound() || d.gone(next) {
 			kept = append(kept, k)
 			continue
 		}
@@ -318,6 +317,23 @@ func (d *draft) dropShortOpenings() {
 		}
 	}
 	f.Marks = kept
+}
+
+// gone reports whether the draft leaves item i out of view: folded,
+// dropped whole now or before. The message an event appended after it
+// may stay.
+func (d *draft) gone(i int) bool {
+	return d.foldedNow(i) || d.dropped[i] || !d.m.H.InView(i)
+}
+
+// nextShown is the first item from i on that the draft leaves something
+// of in view: the item, or the message an event appended after it.
+func (d *draft) nextShown(i int) int {
+	h := d.m.H
+	for i < len(h.Items) && d.gone(i) && (d.foldedNow(i) || h.Items[i].After == nil) {
+		i++
+	}
+	return i
 }
 
 // cutsReply reports whether the draft deletes part of item i's reply: its
