@@ -27,7 +27,12 @@ import "strings"
 //     first line of each, would save nothing on the engine: measured on
 //     llama-server 0.7.0 with --cache-reuse 64, consecutive shed rounds
 //     kept that way stopped the reuse at the first of them. A deletion
-//     that would leave a shorter run is given up (layout.go).
+//     that would leave a shorter run is given up (runs.go): a reply whose
+//     reasoning the shed step cut right after a deletion, by the shed or
+//     by the fold (the recap before, absorbed, can sit among the rounds a
+//     fold keeps), would leave only its role header between the two; it
+//     stays whole, and the reasoning of replies further on, after runs
+//     long enough, is shed instead to take back the room.
 //   - A fold deletes the folded rounds, but never the prompt of the turn
 //     in progress nor a round holding a result that defines its task: they
 //     stay where they are (Item.Pinned), and the recap refers to them.

@@ -36,6 +36,9 @@ type draft struct {
 	assistants map[int]*replyState
 	shedNow    map[[2]int]bool
 	dropped    map[int]bool
+	// whole are the replies it keeps whole rather than leave a run too
+	// short for the engine to reuse (runs.go).
+	whole map[int]bool
 	// note is the note round's note that leads a fold's recap.
 	note string
 }
@@ -61,6 +64,7 @@ func (m *Manager) plan(b Budget, reason, note string) *draft {
 	if reason == ReasonCompact || d.total > b.ShedTarget {
 		d.decideFold(note)
 		d.dropShortOpenings()
+		d.settleRuns()
 	}
 	if len(d.ev.Shed) == 0 && d.ev.Fold == nil {
 		return nil
@@ -73,7 +77,7 @@ func (m *Manager) newDraft(b Budget, reason string) *draft {
 	costs, fixed := m.costs()
 	size := m.size()
 	return &draft{m: m, b: b, costs: costs, fixed: fixed, total: size, assistants: map[int]*replyState{},
-		shedNow: map[[2]int]bool{}, dropped: map[int]bool{},
+		shedNow: map[[2]int]bool{}, dropped: map[int]bool{}, whole: map[int]bool{},
 		ev: &Event{Reason: reason, Round: m.H.Rounds(), Before: size, At: len(m.H.Items) - 1}}
 }
 
@@ -220,156 +224,11 @@ func (d *draft) foldedNow(i int) bool {
 	return f != nil && i < f.Upto && !contains(f.Keep, i)
 }
 
-// minRun is the least the request keeps between two deletions, in
-// tokens: llama.cpp reuses the text kept after a deletion only in chunks of
-// at least n_cache_reuse tokens (64 in issue 14's measurements), so a
-// shorter run between two deletions stops the reuse, and everything after
-// it is processed again.
-const minRun = 64
-
-// openingReplyKeep is the most a reply right after a fold's opening may
-// grow, in tokens, by being kept whole rather than changed
-// (dropShortOpenings).
-const openingReplyKeep = 800
-
-// guardRuns gives up the deletions of reasoning and of long arguments that
-// would leave less than minRun tokens kept since the deletion before them
-// (a reply's reasoning right after a round taken out of view): the reply
-// then stays whole, unless that would leave the request above the usable
-// window, where fitting comes before the engine's reuse.
-func (d *draft) guardRuns() {
-	h := d.m.H
-	run := -1 // tokens kept since the last deletion; -1 before the first
-	grow := func(n int) {
-		if run >= 0 {
-			run += n
-		}
-	}
-	for i := 0; i < len(h.Items)-1; i++ {
-		it := h.Items[i]
-		switch {
-		case !h.InView(i):
-			continue // not in the request before
-		case d.dropped[i]:
-			run = 0
-			grow(d.costs[i]) // what events appended after it stays
-			continue
-		case !it.IsRound():
-			grow(d.costs[i])
-			continue
-		}
-		if d.cutsReply(i) {
-			if run >= 0 && run < minRun && d.total+d.wholeGain(i) <= d.b.Usable {
-				d.keepReply(i)
-				grow(d.assistant(i))
-			} else {
-				run = 0
-				grow(d.assistant(i))
-			}
-		} else {
-			grow(d.assistant(i))
-		}
-		for j, r := range it.Results {
-			e := &d.m.est
-			if d.shedNow[[2]int{i, j}] {
-				grow(e.Tokens(len(firstLine(r.Shown()))+1+len(RoleTool), false) + e.overhead())
-				run = 0
-				continue
-			}
-			grow(e.MessageTokens(r.message()))
-		}
-		grow(d.m.asideTokens(i))
-	}
-}
-
-// dropShortOpenings settles the openings the draft's fold keeps (foldMarks)
-// that a reply follows whose reasoning or arguments the draft cuts (the
-// first item the draft shows after the opening: rounds it takes out of
-// view whole do not count, since nothing of them stays between): the
-// opening would be a run between two deletions too short for the engine
-// to reuse, and everything after it would be processed again. The reply
-// stays whole when that adds at most openingReplyKeep tokens; otherwise
-// the opening goes. Measured on the bench (3 sessions, reika): keeping
-// every such reply whole, and guarding every run the fold leaves, gave
-// 1.11× the lower bound at 16k with chunk reuse but 2.09× instead of 2.01×
-// at 32k on prefix only and 43% retention instead of 45% at 16k; dropping
-// every such opening gave 1.16×; this, 1.13×, with 2.01× and 45%.
-func (d *draft) dropShortOpenings() {
-	f := d.ev.Fold
-	if f == nil || len(f.Marks) == 0 {
-		return
-	}
-	h := d.m.H
-	kept := f.Marks[:0]
-	for _, k := range f.Marks {
-		next := d.nextShown(k)
-		if next >= len(h.Items) || !h.Items[next].IsRound() || d.gone(next) {
-			kept = append(kept, k)
-			continue
-		}
-		if !d.cutsReply(next) {
-			kept = append(kept, k)
-			continue
-		}
-		if gain := d.wholeGain(next); gain <= openingReplyKeep && d.total+gain <= d.b.Usable {
-			d.keepReply(next)
-			kept = append(kept, k)
-		}
-	}
-	f.Marks = kept
-}
-
-// gone reports whether the draft leaves item i out of view: folded,
-// dropped whole now or before. The message an event appended after it
-// may stay.
-func (d *draft) gone(i int) bool {
-	return d.foldedNow(i) || d.dropped[i] || !d.m.H.InView(i)
-}
-
-// nextShown is the first item from i on that the draft leaves something
-// of in view: the item, or the message an event appended after it.
-func (d *draft) nextShown(i int) int {
-	h := d.m.H
-	for i < len(h.Items) && d.gone(i) && (d.foldedNow(i) || h.Items[i].After == nil) {
-		i++
-	}
-	return i
-}
-
-// cutsReply reports whether the draft deletes part of item i's reply: its
-// reasoning, or a span of its arguments.
-func (d *draft) cutsReply(i int) bool {
-	s, ok := d.assistants[i]
-	it := d.m.H.Items[i]
-	return ok && (s.reasoningShed && !it.ReasoningShed || s.calls != nil && it.Calls == nil)
-}
-
-// wholeGain is what keeping item i's reply whole would add to the draft.
-func (d *draft) wholeGain(i int) int {
-	it := d.m.H.Items[i]
-	return d.replyTokens(i, &replyState{reasoningShed: it.ReasoningShed, calls: it.Calls}) - d.assistant(i)
-}
-
-// keepReply gives up the draft's changes to item i's reply.
-func (d *draft) keepReply(i int) {
-	old := d.assistant(i)
-	delete(d.assistants, i)
-	now := d.assistant(i)
-	d.costs[i] += now - old
-	d.total += now - old
-	kept := d.ev.Shed[:0]
-	for _, c := range d.ev.Shed {
-		if c.Item != i || c.Result != ShedReasoning && c.Result != ShedArguments {
-			kept = append(kept, c)
-		}
-	}
-	d.ev.Shed = kept
-}
-
 // refold builds the draft's fold again with the note round's note.
 func (d *draft) refold(note string) {
 	f := d.ev.Fold
 	d.note = note
 	d.ev.Fold = d.m.fold(d.b, f.Upto, f.Keep, d.leaving(f.Upto, f.Keep), note)
 	d.dropShortOpenings()
+	d.settleRuns()
 }

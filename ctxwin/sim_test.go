@@ -95,6 +95,14 @@ func (s *sim) request() []Message {
 			if err := cacheShaped(before, s.m.H.Messages()); err != nil {
 				t.Fatalf("request %d: the shrink is not deletions and one message appended: %v", s.reqs, err)
 			}
+			// Unless keeping the reply whole would not fit, or would add
+			// more than a fold keeps a reply whole for.
+			if i, r := reasoningAfterDeletion(before, s.m.H.Messages()); i >= 0 {
+				b, _ := s.m.Budget()
+				if gain := s.m.Tokens(len(r), true); s.m.Size()+gain <= b.Usable && gain <= openingReplyKeep {
+					t.Errorf("request %d: the shrink deleted the reasoning of message %d right after another deletion (size %d, usable %d)", s.reqs, i, s.m.Size(), b.Usable)
+				}
+			}
 			if ev.Fold != nil {
 				s.folds++
 				if err := openingsFollowed(before, s.m.H.Messages()); err != nil {
@@ -234,6 +242,30 @@ func cacheShaped(before, after []Message) error {
 		j++
 	}
 	return nil
+}
+
+// reasoningAfterDeletion finds a reply of after whose reasoning the shrink
+// deleted whole right after another deletion: the message before it is
+// not the one that was before it. The engine's chunk scan would then find
+// only the reply's role header kept between the two deletions, too short
+// to reuse, and reuse nothing after it (runs.go). It returns the index of
+// the reply in after, or -1, and the reasoning deleted.
+func reasoningAfterDeletion(before, after []Message) (int, string) {
+	j := 0
+	for i, m := range after {
+		for j < len(before) && !isDeletion(before[j], m) {
+			j++
+		}
+		if j == len(before) {
+			return -1, ""
+		}
+		old := before[j]
+		if m.Role == RoleAssistant && old.Reasoning != "" && m.Reasoning == "" && i > 0 && j > 0 && !after[i-1].Equal(before[j-1]) {
+			return i, old.Reasoning
+		}
+		j++
+	}
+	return -1, ""
 }
 
 func isDeletion(old, m Message) bool {
