@@ -563,6 +563,10 @@ func (a *Agent) outline(r *ctxwin.Result, budget int) string {
 		}
 		src = data
 	}
+	if r.StartLine > 1 || r.EndLine > 0 && r.TotalLines > 0 && r.EndLine < r.TotalLines {
+		// A read of part of the file: the declarations it showed.
+		return outline.SummaryLines(r.Path, src, r.StartLine, r.EndLine, budget)
+	}
 	return outline.Summary(r.Path, src, budget)
 }
 

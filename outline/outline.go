@@ -211,6 +211,16 @@ func Summary(path string, src []byte, budget int) string {
 	return o.Render(budget)
 }
 
+// SummaryLines is Summary for a read of lines from to to of the file: the
+// outline of the declarations those lines show (Outline.RenderLines).
+func SummaryLines(path string, src []byte, from, to, budget int) string {
+	o, err := Parse(path, src)
+	if err != nil {
+		return ""
+	}
+	return o.RenderLines(from, to, budget)
+}
+
 // IsBinary reports whether src looks like binary data: a NUL byte in its
 // first 8000 bytes, as git decides.
 func IsBinary(src []byte) bool {

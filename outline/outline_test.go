@@ -248,3 +248,44 @@ func TestLiveObjects(t *testing.T) {
 		t.Errorf("%d parsers alive, %d idle in the free lists: some were neither put back nor closed", n, idle)
 	}
 }
+
+// TestSummaryLines: the outline of a read of part of a file lists the
+// declarations those lines show, a function cut by either end included,
+// and a struct with only its members among them.
+func TestSummaryLines(t *testing.T) {
+	src := []byte(`package a
+
+func Before() {
+}
+
+type Pair struct {
+	A int
+	B int
+	C int
+}
+
+func Cut() {
+	x := 1
+	_ = x
+}
+
+func After() {
+}
+`)
+	for _, c := range []struct {
+		from, to int
+		want     string
+	}{
+		{1, 19, "L3-4 func Before()\nL6-10 type Pair struct\n  L7 A int\n  L8 B int\n  L9 C int\nL12-15 func Cut()\nL17-18 func After()"},
+		{8, 13, "L6-10 type Pair struct\n  L8 B int\n  L9 C int\nL12-15 func Cut()"},
+		{14, 14, "L12-15 func Cut()"},
+		{5, 5, ""},
+	} {
+		if got := SummaryLines("a.go", src, c.from, c.to, 1000); got != c.want {
+			t.Errorf("SummaryLines(%d-%d) = %q, want %q", c.from, c.to, got, c.want)
+		}
+	}
+	if got, all := SummaryLines("a.go", src, 1, 19, 1000), Summary("a.go", src, 1000); got != all {
+		t.Errorf("the whole file's lines: %q, want the whole outline %q", got, all)
+	}
+}

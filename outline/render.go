@@ -34,6 +34,42 @@ func (o *Outline) Render(budget int) string {
 	return fit(note, items, budget)
 }
 
+// RenderLines renders, as Render does, only the entries whose lines meet
+// lines from to to (1-based, inclusive): the declarations a read of those
+// lines showed, and those it showed part of (a function whose body it
+// began in the middle). A class or struct that meets them shows with only
+// its members that meet them. "" when no entry meets them.
+func (o *Outline) RenderLines(from, to, budget int) string {
+	var items []item
+	for _, e := range o.Entries {
+		if e, ok := within(e, from, to); ok {
+			items = flatten(items, e, 0, -1, 0, false)
+		}
+	}
+	var note string
+	if o.Partial && len(items) > 0 {
+		note = partialNote
+	}
+	return fit(note, items, budget)
+}
+
+// within is e with only the members that meet lines from to to, and
+// whether e itself meets them.
+func within(e Entry, from, to int) (Entry, bool) {
+	end := max(e.EndLine, e.Line)
+	if e.Line > to || end < from {
+		return e, false
+	}
+	var kids []Entry
+	for _, c := range e.Children {
+		if c, ok := within(c, from, to); ok {
+			kids = append(kids, c)
+		}
+	}
+	e.Children = kids
+	return e, true
+}
+
 // maxRenderSig bounds a signature in a rendering: a shed summary is read in
 // a small window.
 const maxRenderSig = 120
