@@ -155,8 +155,12 @@ func normalArgs(args string) string {
 	return string(b)
 }
 
-// overlaps reports whether f fetched again what g fetched: the same file
-// and overlapping lines, or the same call.
+// overlaps reports whether f fetched again what g fetched: the same call,
+// or a read of the same file that shows at least half of the lines g
+// showed. A read of a smaller part of a file shed whole is what the
+// guard's own advice asks for (read it in ranges), not a fetch again. An
+// end of 0 reads to the end of the file: g's lines are then unknown, and
+// only another read to the end shows them again.
 func (f Fetch) overlaps(g Fetch) bool {
 	if f.Tool != g.Tool {
 		return false
@@ -167,14 +171,22 @@ func (f Fetch) overlaps(g Fetch) bool {
 	if f.Path != g.Path {
 		return false
 	}
+	const open = int(^uint(0) >> 2)
 	fEnd, gEnd := f.End, g.End
 	if fEnd <= 0 {
-		fEnd = int(^uint(0) >> 1)
+		fEnd = open
 	}
 	if gEnd <= 0 {
-		gEnd = int(^uint(0) >> 1)
+		gEnd = open
 	}
-	return max(f.Start, g.Start, 1) <= min(fEnd, gEnd)
+	from, to := max(f.Start, g.Start, 1), min(fEnd, gEnd)
+	if from > to {
+		return false
+	}
+	if gEnd == open {
+		return fEnd == open
+	}
+	return 2*(to-from+1) >= gEnd-max(g.Start, 1)+1
 }
 
 // Explain says why the shrinks made no progress and what to do, naming

@@ -105,6 +105,11 @@ func TestFetchOverlaps(t *testing.T) {
 		{read("a.go", 1, 100), read("a.go", 50, 150), true},
 		{read("a.go", 1, 100), read("a.go", 101, 200), false},
 		{read("a.go", 0, 0), read("a.go", 300, 400), true},
+		{read("a.go", 1, 579), read("a.go", 1, 579), true},
+		{read("a.go", 215, 256), read("a.go", 1, 579), false}, // a range of a file shed whole: as advised
+		{read("a.go", 1, 300), read("a.go", 1, 579), true},
+		{read("a.go", 1, 200), read("a.go", 0, 0), false},
+		{read("a.go", 0, 0), read("a.go", 0, 0), true},
 		{read("a.go", 1, 100), read("b.go", 1, 100), false},
 		{call("bash", `{"command":"wc -l x", "timeout_s": 5}`), call("bash", `{"timeout_s":5,"command":"wc -l x"}`), true},
 		{call("grep", `{"pattern":"a"}`), call("grep", `{"pattern":"b"}`), false},
