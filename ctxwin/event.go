@@ -41,7 +41,8 @@ import "strings"
 //     ("K [context] To fit the context window, ..."), and holds, in
 //     order: the recap of a fold; the results shed, each named by the first
 //     line it kept and its round, with the summary its shape keeps (a
-//     read's outline, a diff's hunk headers, a report's opening, where a
+//     read's outline, of the declarations the lines it read show when it
+//     read part of the file, the Outliner's choice; a diff's hunk headers, a report's opening, where a
 //     long output was saved; reads of one file shed by the same event
 //     list its outline once, the others naming the entry that has it:
 //     sameOutline, layout.go); and the notice that results were shed and

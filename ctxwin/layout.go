@@ -10,7 +10,11 @@ import (
 // item that carries what the event adds. A shrink is planned as a draft,
 // priced as each step leaves the request:
 //
-//	plan:  sheddable → shedTo (shed.go) → decideFold (fold.go) → layout
+//	plan:  sheddable → shedTo (shed.go) → guardRuns (runs.go)
+//	       → decideFold (fold.go) → settleRuns (runs.go) → layout
+//
+// guardRuns and settleRuns keep what the event keeps between its deletions
+// long enough for llama.cpp's chunk scan to reuse.
 //
 // A draft can be laid out again with the note round's note (Shrink after
 // Prepare): the note changes what the event carries, not what must go.
