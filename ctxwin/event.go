@@ -42,13 +42,14 @@ import "strings"
 //     order: the recap of a fold; the results shed, each named by the first
 //     line it kept and its round, with the summary its shape keeps (a
 //     read's outline, of the declarations the lines it read show when it
-//     read part of the file, the Outliner's choice; a diff's hunk headers, a report's opening, where a
-//     long output was saved; reads of one file shed by the same event
-//     list its outline once, the others naming the entry that has it:
-//     sameOutline, layout.go); and the notice that results were shed and
-//     can be run again. A fold's message follows the note round's prompt
-//     and the note, which stay as they were sent: the slot holds them
-//     already, and the recap is led by the note above it.
+//     read part of the file, the Outliner's choice; a diff's hunk
+//     headers, a report's opening, where a long output was saved; reads
+//     of one file shed by the same event list its outline once, the others
+//     naming the entry that has it: sameOutline, layout.go); and the
+//     notice that results were shed and can be run again. A fold's
+//     message follows the note round's prompt and the note, which stay as
+//     they were sent: the slot holds them already, and the recap is led by
+//     the note above it.
 //   - A fold deletes the rounds it folds with the messages that events
 //     appended among them, and the message of the fold before it, whose
 //     recap the new one absorbs: recaps replace each other. The messages of

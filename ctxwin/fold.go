@@ -298,6 +298,12 @@ func (m *Manager) asideTokens(i int) int {
 	return n
 }
 
+// openingTokens is what an event's message costs cut to its opening, the
+// first line a fold keeps in place (foldMarks), priced as new text.
+func (m *Manager) openingTokens(a *Aside) int {
+	return m.est.Tokens(len(RoleUser)+len(firstLine(a.Message)), false) + m.est.overhead()
+}
+
 // recapTokens is what the fold's message after item i costs, 0 when none
 // follows it.
 func (m *Manager) recapTokens(i int) int {

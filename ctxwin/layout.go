@@ -40,8 +40,8 @@ type draft struct {
 	assistants map[int]*replyState
 	shedNow    map[[2]int]bool
 	dropped    map[int]bool
-	// whole are the replies it keeps whole rather than leave a run too
-	// short for the engine to reuse (runs.go).
+	// whole are the replies it keeps whole (keepReply), rather than leave
+	// a run too short for the engine to reuse (runs.go).
 	whole map[int]bool
 	// note is the note round's note that leads a fold's recap.
 	note string
@@ -207,7 +207,7 @@ func (d *draft) layout() *Event {
 	total += e.Tokens(len(RoleUser)+len(ev.Message), false) + e.overhead()
 	if f := ev.Fold; f != nil {
 		for _, k := range f.Marks {
-			total += e.Tokens(len(RoleUser)+len(firstLine(h.Items[k-1].After.Message)), false) + e.overhead()
+			total += d.m.openingTokens(h.Items[k-1].After)
 		}
 	}
 	if ev.Note != "" {

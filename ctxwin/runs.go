@@ -56,7 +56,6 @@ func (d *draft) guard(limit int) {
 				return false
 			}
 			d.keepReply(i)
-			d.whole[i] = true
 			kept = true
 			return true
 		}, nil)
@@ -82,8 +81,8 @@ const guardPasses = 3
 // with less than minRun tokens kept since the deletion before; mend
 // reports whether the reply now stays whole. It calls cut(i), when set,
 // for each reply the draft leaves whole, with reasoning, that has at
-// least minRun tokens kept before it since a deletion and that guard did
-// not keep whole; cut reports whether the draft now sheds its reasoning.
+// least minRun tokens kept before it since a deletion and that the draft
+// did not keep whole; cut reports whether the draft now sheds its reasoning.
 func (d *draft) walkRuns(mend, cut func(i int) bool) {
 	h := d.m.H
 	e := &d.m.est
@@ -152,7 +151,7 @@ func (d *draft) foldedRun(i int, w *runWalk) {
 	marked := contains(d.ev.Fold.Marks, i+1)
 	switch {
 	case marked && onlyHead:
-		w.grow(d.m.est.Tokens(len(RoleUser)+len(firstLine(it.After.Message)), false) + d.m.est.overhead())
+		w.grow(d.m.openingTokens(it.After))
 	case h.shows(i) || onlyHead:
 		w.cut()
 	}
@@ -248,8 +247,10 @@ func (d *draft) wholeGain(i int) int {
 	return d.replyTokens(i, &replyState{reasoningShed: it.ReasoningShed, calls: it.Calls}) - d.assistant(i)
 }
 
-// keepReply gives up the draft's changes to item i's reply.
+// keepReply gives up the draft's changes to item i's reply, for good: no
+// later step of the draft cuts it again.
 func (d *draft) keepReply(i int) {
+	d.whole[i] = true
 	old := d.assistant(i)
 	delete(d.assistants, i)
 	now := d.assistant(i)

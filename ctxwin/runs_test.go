@@ -73,18 +73,11 @@ func foldKeepsReplies(t *testing.T, window, turnLen, small int) int {
 // wholeAfterDeletion counts the replies of after that keep their
 // reasoning right after a deletion.
 func wholeAfterDeletion(before, after []Message) int {
-	n, j := 0, 0
-	for i, m := range after {
-		for j < len(before) && !isDeletion(before[j], m) {
-			j++
-		}
-		if j == len(before) {
-			break
-		}
-		if m.Role == RoleAssistant && m.Reasoning != "" && i > 0 && j > 0 && !after[i-1].Equal(before[j-1]) {
+	n := 0
+	for _, r := range repliesAfterDeletion(before, after) {
+		if after[r.at].Reasoning != "" {
 			n++
 		}
-		j++
 	}
 	return n
 }

@@ -245,27 +245,44 @@ func cacheShaped(before, after []Message) error {
 }
 
 // reasoningAfterDeletion finds a reply of after whose reasoning the shrink
-// deleted whole right after another deletion: the message before it is
-// not the one that was before it. The engine's chunk scan would then find
-// only the reply's role header kept between the two deletions, too short
-// to reuse, and reuse nothing after it (runs.go). It returns the index of
-// the reply in after, or -1, and the reasoning deleted.
+// deleted whole right after another deletion. The engine's chunk scan
+// would then find only the reply's role header kept between the two
+// deletions, too short to reuse, and reuse nothing after it (runs.go). It
+// returns the index of the reply in after, or -1, and the reasoning
+// deleted.
 func reasoningAfterDeletion(before, after []Message) (int, string) {
+	for _, r := range repliesAfterDeletion(before, after) {
+		if r.old.Reasoning != "" && after[r.at].Reasoning == "" {
+			return r.at, r.old.Reasoning
+		}
+	}
+	return -1, ""
+}
+
+// replyAfter is a reply of after at index at, which was old in before.
+type replyAfter struct {
+	at  int
+	old Message
+}
+
+// repliesAfterDeletion lists the replies of after that come right after a
+// deletion: the message before each is not the one that was before it.
+func repliesAfterDeletion(before, after []Message) []replyAfter {
+	var out []replyAfter
 	j := 0
 	for i, m := range after {
 		for j < len(before) && !isDeletion(before[j], m) {
 			j++
 		}
 		if j == len(before) {
-			return -1, ""
+			break
 		}
-		old := before[j]
-		if m.Role == RoleAssistant && old.Reasoning != "" && m.Reasoning == "" && i > 0 && j > 0 && !after[i-1].Equal(before[j-1]) {
-			return i, old.Reasoning
+		if m.Role == RoleAssistant && i > 0 && j > 0 && !after[i-1].Equal(before[j-1]) {
+			out = append(out, replyAfter{i, before[j]})
 		}
 		j++
 	}
-	return -1, ""
+	return out
 }
 
 func isDeletion(old, m Message) bool {
