@@ -1,8 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
 	"github.com/reika-lsp/reika-lsp/agent/enginetest"
 )
@@ -75,10 +78,62 @@ var (
 	tracePolicy string
 )
 
+// dumpDir, when set, receives one file per run of tracePolicy and of the
+// lower bound, one JSON line per request (dumpLine): what each request
+// sent and what the engine made of it, to find where a policy pays more
+// than the lower bound.
+var dumpDir string
+
+// dumpLine is one request of a dumped run.
+type dumpLine struct {
+	Index    int                `json:"index"`
+	Kind     string             `json:"kind"`
+	Round    int                `json:"round"`
+	Prompt   int                `json:"prompt"`
+	CacheN   int                `json:"cacheN"`
+	PromptN  int                `json:"promptN"`
+	Chunks   []enginetest.Chunk `json:"chunks,omitempty"`
+	Restored bool               `json:"restored,omitempty"`
+	Slot     int                `json:"slot"`
+	Body     json.RawMessage    `json:"body"`
+}
+
+// dump writes a run's requests to dumpDir.
+func dump(policy string, window int, eng engineSpec, seed int64, recs []enginetest.Recorded, ann *annotations) error {
+	name := fmt.Sprintf("%s-%s-%s-%d.jsonl", policy, kTokens(window), eng.Name, seed)
+	if policy == lowerBoundName {
+		name = fmt.Sprintf("lower-%d.jsonl", seed)
+	}
+	f, err := os.Create(filepath.Join(dumpDir, name))
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(f)
+	for _, r := range recs {
+		an, _ := ann.get(r.Index)
+		body := json.RawMessage(r.Body)
+		if !json.Valid(body) {
+			body = nil
+		}
+		l := dumpLine{Index: r.Index, Kind: an.Kind, Round: an.Round, Prompt: r.PromptTokens, CacheN: r.CacheN, PromptN: r.PromptN,
+			Chunks: r.Chunks, Restored: r.Restored, Slot: r.Slot, Body: body}
+		if err := enc.Encode(l); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	return f.Close()
+}
+
 // figures reads a run's figures from what the engine recorded.
 func figures(policy string, window int, eng engineSpec, s *Session, recs []enginetest.Recorded, ann *annotations) *Figures {
 	f := &Figures{Policy: policy, Window: window, Engine: eng.Name, Seed: s.Seed, Rounds: s.Rounds(), FirstOverflow: -1,
 		Context: make([]int, s.Rounds()), Retention: answerRetention(s, recs, ann)}
+	if dumpDir != "" && (policy == tracePolicy || policy == lowerBoundName) {
+		if err := dump(policy, window, eng, s.Seed, recs, ann); err != nil {
+			f.Problems = append(f.Problems, "dump: "+err.Error())
+		}
+	}
 	prev := -1 // the previous served request's prompt tokens
 	lost := 0
 	for _, r := range recs {

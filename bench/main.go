@@ -47,6 +47,7 @@ func main() {
 		jobs         = flag.Int("j", runtime.GOMAXPROCS(0), "sessions × windows run at once")
 		verbose      = flag.Bool("v", false, "log each run to stderr")
 		trace        = flag.String("trace", "", "print every request of this policy's runs to stderr (reika, none, ...)")
+		dumpFlag     = flag.String("dump", "", "with -trace, also write every request of that policy's runs and of the lower bound to this directory, a JSON line each")
 		enginesFlag  = flag.String("engines", "prefix,chunk", "engines to run every policy on: "+engineNames())
 	)
 	flag.Usage = func() {
@@ -78,6 +79,15 @@ func main() {
 	}
 	if *trace != "" {
 		traceTo, tracePolicy = os.Stderr, *trace
+	}
+	if *dumpFlag != "" {
+		if *trace == "" {
+			fail("-dump needs -trace POLICY")
+		}
+		if err := os.MkdirAll(*dumpFlag, 0o755); err != nil {
+			fail("-dump: %v", err)
+		}
+		dumpDir = *dumpFlag
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -341,6 +351,9 @@ func runJobs(ctx context.Context, p plan, one func(seed int64, window int) ([]*F
 	return out, ctx.Err()
 }
 
+// lowerBoundName is the policy name of the lower-bound run.
+const lowerBoundName = "lower bound"
+
 // runOne runs reika and the peers on one session at one window on each
 // engine, and the lower bound.
 func runOne(ctx context.Context, src *source, s *Session, window int, p plan, dir string,
@@ -370,7 +383,7 @@ func runOne(ctx context.Context, src *source, s *Session, window int, p plan, di
 			figs = append(figs, f)
 		}
 	}
-	lb, err := runPeer(ctx, s, PolicySpec{Name: "lower bound", New: func() Policy { return &nonePolicy{} }}, unbounded, p.engines[0], base,
+	lb, err := runPeer(ctx, s, PolicySpec{Name: lowerBoundName, New: func() Policy { return &nonePolicy{} }}, unbounded, p.engines[0], base,
 		filepath.Join(dir, "lower"))
 	if err != nil {
 		return nil, err
