@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -49,6 +50,27 @@ func TestFigures(t *testing.T) {
 	}
 	if want := (1000+300+400+500+7800)*0.5/1000 + 100*genMSPerToken/1000; f.EngineSeconds != want {
 		t.Errorf("engine seconds %.3f, want %.3f", f.EngineSeconds, want)
+	}
+
+	// -dump: every request of the traced policy, a JSON line each.
+	dumpDir, tracePolicy = t.TempDir(), "x"
+	defer func() { dumpDir, tracePolicy = "", "" }()
+	recs[1].Body = []byte(`{"messages":[{"role":"user","content":"hi"}]}`)
+	figures("x", 8192, Engines[0], s, recs, ann)
+	data, err := os.ReadFile(filepath.Join(dumpDir, "x-8k-"+Engines[0].Name+"-"+strconv.FormatInt(s.Seed, 10)+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []dumpLine
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var d dumpLine
+		if err := json.Unmarshal([]byte(l), &d); err != nil {
+			t.Fatalf("%v: %s", err, l)
+		}
+		got = append(got, d)
+	}
+	if len(got) != len(recs) || got[3].Kind != kindSummary || got[4].PromptN != 500 || got[4].CacheN != 300 || !strings.Contains(string(got[1].Body), `"hi"`) {
+		t.Errorf("dumped %d lines, want %d, with each request's counts and body:\n%s", len(got), len(recs), data)
 	}
 }
 
