@@ -43,9 +43,10 @@ import "strings"
 //     line it kept and its round, with the summary its shape keeps (a
 //     read's outline, of the declarations the lines it read show when it
 //     read part of the file, the Outliner's choice; a diff's hunk
-//     headers, a report's opening, where a long output was saved; reads
-//     of one file shed by the same event list its outline once, the others
-//     naming the entry that has it: sameOutline, layout.go); and the
+//     headers, a report's opening, where a long output was saved; an
+//     outline whose declarations stay in view in a read the event keeps or
+//     in another entry is not listed again, the entry naming where it is:
+//     entries.go); and the
 //     notice that results were shed and can be run again. A fold's
 //     message follows the note round's prompt and the note, which stay as
 //     they were sent: the slot holds them already, and the recap is led by

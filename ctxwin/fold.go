@@ -56,15 +56,14 @@ func (d *draft) decideFold(note string) {
 func (d *draft) afterFold() {
 	h := d.m.H
 	kept := d.ev.Shed[:0]
-	d.entries, d.outlines = nil, map[string]int{}
+	d.entries = nil
 	for _, c := range d.ev.Shed {
 		if d.foldedNow(c.Item) {
 			continue
 		}
 		kept = append(kept, c)
 		if c.Result >= 0 {
-			d.entries = append(d.entries, c.Entry)
-			sameOutline(c.Entry, d.outlines)
+			d.entries = append(d.entries, newEntry(c.Item, c.Result, c.Entry))
 		}
 	}
 	d.ev.Shed = kept

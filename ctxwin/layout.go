@@ -1,9 +1,6 @@
 package ctxwin
 
-import (
-	"fmt"
-	"strings"
-)
+import "strings"
 
 // Lay out the event (event.go), the last step of a shrink: the deletions
 // the steps before chose, and the one message appended after the newest
@@ -29,12 +26,14 @@ type draft struct {
 	// the request's size with the message so far.
 	costs        []int
 	fixed, total int
-	// entries are the message's entries of the results shed, framed says
-	// the message's frame is priced in total.
-	entries []string
-	framed  bool
-	// outlines are the outlines the entries so far list (sameOutline).
-	outlines map[string]int
+	// entries are the message's entries of the results shed (entries.go),
+	// entryTokens what they cost as written; framed says the message's
+	// frame is priced in total. fileLines are the lines of the files the
+	// reads compared read.
+	entries     []entry
+	entryTokens int
+	framed      bool
+	fileLines   map[*Result]map[int]string
 	// assistants is the reply of each item the draft changes; shedNow the
 	// results it sheds and dropped the rounds it takes out of view whole.
 	assistants map[int]*replyState
@@ -119,45 +118,6 @@ func (d *draft) replyTokens(i int, s *replyState) int {
 	return d.m.est.MessageTokens(a)
 }
 
-// addEntry adds a shed result's entry to the message.
-func (d *draft) addEntry(entry string) {
-	e := &d.m.est
-	if !d.framed {
-		d.framed = true
-		d.total += e.Tokens(len(RoleUser)+len(contextMark(0))+len(ShedNotice)+len(shedHeading)+80, false) + e.overhead()
-	}
-	d.entries = append(d.entries, entry)
-	if d.outlines == nil {
-		d.outlines = map[string]int{}
-	}
-	d.total += e.Tokens(len(sameOutline(entry, d.outlines))+1, false)
-}
-
-// outlineLead starts a read's outline in its entry (shedEntry).
-const outlineLead = "\n  outline:\n"
-
-// sameOutline is entry as the event's message writes it: when an entry
-// before it in the message (seen, each outline with its round) lists the
-// same outline, as two reads of one file do, it says so instead of listing
-// it again. A file's outline is a few hundred to a few thousand bytes, and
-// a session that reads a file in parts sheds them together.
-func sameOutline(entry string, seen map[string]int) string {
-	i := strings.Index(entry, outlineLead)
-	if i < 0 {
-		return entry
-	}
-	var round int
-	if _, err := fmt.Sscanf(entry, "- round %d:", &round); err != nil {
-		return entry
-	}
-	o := entry[i+len(outlineLead):]
-	if r, ok := seen[o]; ok {
-		return entry[:i] + fmt.Sprintf("\n  outline: as for round %d above", r)
-	}
-	seen[o] = round
-	return entry
-}
-
 // Headings of the message.
 const (
 	foldOpening = " To fit the context window, older rounds were folded into the recap below"
@@ -185,9 +145,8 @@ func (d *draft) layout() *Event {
 	}
 	if len(d.entries) > 0 {
 		b.WriteString(shedHeading + "\n")
-		seen := map[string]int{}
-		for _, e := range d.entries {
-			b.WriteString(sameOutline(e, seen))
+		for _, e := range d.writeEntries() {
+			b.WriteString(e)
 			b.WriteString("\n")
 		}
 		b.WriteString(ShedNotice)

@@ -19,12 +19,14 @@ const noWindowBudget = 1200
 func (m *Manager) noWindowEvent() *Event {
 	h := m.H
 	last := len(h.Items) - 1
-	d := &draft{m: m, ev: &Event{Reason: ReasonNoWindow, Round: h.Rounds(), At: last}, costs: make([]int, len(h.Items))}
+	d := &draft{m: m, ev: &Event{Reason: ReasonNoWindow, Round: h.Rounds(), At: last}, costs: make([]int, len(h.Items)),
+		shedNow: map[[2]int]bool{}}
 	newest := h.Rounds()
 	m.eachOlderRound(func(i int, it *Item) {
 		m.eachShedForm(it, noWindowBudget, func(j int, _ *Result, head, entry string) {
 			d.ev.Shed = append(d.ev.Shed, ShedChange{Item: i, Result: j, View: head, Entry: entry})
-			d.entries = append(d.entries, entry)
+			d.entries = append(d.entries, newEntry(i, j, entry))
+			d.shedNow[[2]int{i, j}] = true
 		})
 		if !it.ReasoningShed && it.Assistant.Reasoning != "" && newest-it.Round >= m.reasoningRounds {
 			d.ev.Shed = append(d.ev.Shed, ShedChange{Item: i, Result: ShedReasoning})

@@ -83,7 +83,7 @@ func (d *draft) shed(u unit) {
 		d.total += now - old
 		d.ev.Shed = append(d.ev.Shed, ShedChange{Item: u.item, Result: u.result, View: u.head, Entry: u.entry})
 		d.shedNow[[2]int{u.item, u.result}] = true
-		d.addEntry(u.entry)
+		d.addEntry(u.item, u.result, u.entry)
 	}
 }
 
