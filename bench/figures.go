@@ -95,18 +95,26 @@ type dumpLine struct {
 	Chunks   []enginetest.Chunk `json:"chunks,omitempty"`
 	Restored bool               `json:"restored,omitempty"`
 	Slot     int                `json:"slot"`
-	Body     json.RawMessage    `json:"body"`
+	// Facts are, on the request a task's answer replies to, the facts the
+	// answer uses, and Retention the share of them in view (retention.go).
+	Facts     []Fact          `json:"facts,omitempty"`
+	Retention *float64        `json:"retention,omitempty"`
+	Body      json.RawMessage `json:"body"`
 }
 
 // dump writes a run's requests to dumpDir.
-func dump(policy string, window int, eng engineSpec, seed int64, recs []enginetest.Recorded, ann *annotations) error {
-	name := fmt.Sprintf("%s-%s-%s-%d.jsonl", policy, kTokens(window), eng.Name, seed)
+func dump(policy string, window int, eng engineSpec, s *Session, recs []enginetest.Recorded, ann *annotations) error {
+	name := fmt.Sprintf("%s-%s-%s-%d.jsonl", policy, kTokens(window), eng.Name, s.Seed)
 	if policy == lowerBoundName {
-		name = fmt.Sprintf("lower-%d.jsonl", seed)
+		name = fmt.Sprintf("lower-%d.jsonl", s.Seed)
 	}
 	f, err := os.Create(filepath.Join(dumpDir, name))
 	if err != nil {
 		return err
+	}
+	answers := map[int]int{} // round → turn
+	for t := range s.Turns {
+		answers[s.Round(t, len(s.Turns[t].Steps)-1)] = t
 	}
 	enc := json.NewEncoder(f)
 	for _, r := range recs {
@@ -117,6 +125,11 @@ func dump(policy string, window int, eng engineSpec, seed int64, recs []enginete
 		}
 		l := dumpLine{Index: r.Index, Kind: an.Kind, Round: an.Round, Prompt: r.PromptTokens, CacheN: r.CacheN, PromptN: r.PromptN,
 			Chunks: r.Chunks, Restored: r.Restored, Slot: r.Slot, Body: body}
+		if t, ok := answers[an.Round]; ok && an.Kind == kindMain && r.Status == 200 && !r.Overflowed {
+			l.Facts = s.Turns[t].Facts
+			share := retention(l.Facts, r.Request.Messages)
+			l.Retention = &share
+		}
 		if err := enc.Encode(l); err != nil {
 			f.Close()
 			return err
@@ -130,7 +143,7 @@ func figures(policy string, window int, eng engineSpec, s *Session, recs []engin
 	f := &Figures{Policy: policy, Window: window, Engine: eng.Name, Seed: s.Seed, Rounds: s.Rounds(), FirstOverflow: -1,
 		Context: make([]int, s.Rounds()), Retention: answerRetention(s, recs, ann)}
 	if dumpDir != "" && (policy == tracePolicy || policy == lowerBoundName) {
-		if err := dump(policy, window, eng, s.Seed, recs, ann); err != nil {
+		if err := dump(policy, window, eng, s, recs, ann); err != nil {
 			f.Problems = append(f.Problems, "dump: "+err.Error())
 		}
 	}

@@ -151,9 +151,18 @@ const benchCacheReuse = 64
 // prefix-only engine the model cannot shift, and nothing is reused past
 // the common prefix whatever is sent.
 var Engines = []engineSpec{
-	{Name: "prefix", Label: "prefix only", Options: func(o *enginetest.Options) { o.NoShift = true }},
-	{Name: "chunk", Label: "chunk reuse", Options: func(o *enginetest.Options) { o.CacheReuse = benchCacheReuse }},
+	{Name: "prefix", Label: "prefix only", Options: func(o *enginetest.Options) { o.NoShift = true; o.HostCacheTokens = benchHostCacheTokens }},
+	{Name: "chunk", Label: "chunk reuse", Options: func(o *enginetest.Options) {
+		o.CacheReuse = benchCacheReuse
+		o.HostCacheTokens = benchHostCacheTokens
+	}},
 }
+
+// benchHostCacheTokens is what the engine's host memory keeps of earlier
+// prompts: llama-server's default --cache-ram, 8 GiB, of a model whose KV
+// cache takes 128 KiB a token (f16, 32 layers, 8 KV heads of 128: an
+// 8B model of the Llama 3 class), 64k tokens.
+const benchHostCacheTokens = 8 << 30 / (128 << 10)
 
 func engineNames() string { return joinNames(Engines, func(e engineSpec) string { return e.Name }) }
 
