@@ -14,9 +14,10 @@ import (
 // view (pinned) wherever they are; a later fold folds them once their turn
 // is over. A fold must shrink the request: the recap, with the longest note
 // it keeps, must cost less than what it replaces, so the note round never
-// runs for a fold that is then called off. A fold absorbs the messages of
-// the events before it (their shed entries move into its message) and
-// makes the sheds inside what it folds moot.
+// runs for a fold that is then called off. A fold takes out of view the
+// messages of the events among what it folds, with their items, and
+// absorbs the recap before it; its own sheds inside what it folds are moot,
+// and the entries of those of the rounds it keeps go in its message.
 
 // decideFold folds, when folding shrinks the draft (a fold on demand folds
 // whenever there is something to fold).
