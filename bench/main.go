@@ -15,9 +15,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -264,6 +267,19 @@ type plan struct {
 	jobs    int
 }
 
+// benchDir makes the bench's temporary directory. Its path is in reika's
+// system message, so its length is always the same: os.MkdirTemp's random
+// part varies in length, and with it the token counts of every request.
+func benchDir() (string, error) {
+	for {
+		dir := filepath.Join(os.TempDir(), fmt.Sprintf("reika-bench-%010d", rand.Uint32()))
+		err := os.Mkdir(dir, 0o700)
+		if !errors.Is(err, fs.ErrExist) {
+			return dir, err
+		}
+	}
+}
+
 // run generates the sessions and runs every policy on each at each window,
 // on each engine.
 func run(ctx context.Context, p plan, logf func(string, ...any)) (*Results, error) {
@@ -271,7 +287,7 @@ func run(ctx context.Context, p plan, logf func(string, ...any)) (*Results, erro
 	if err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp("", "reika-bench-")
+	tmp, err := benchDir()
 	if err != nil {
 		return nil, err
 	}
