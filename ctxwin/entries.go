@@ -44,19 +44,29 @@ import (
 type entry struct {
 	item, result int
 	text         string
-	// lines are its outline's lines (nil without one); decls the line
-	// ranges they give.
+	// path is the file of a read with an outline; lines are its outline's
+	// lines (nil without one), decls the line ranges they give.
+	path  string
 	lines []string
+	has   map[string]bool
 	decls []LineRange
+	// cover is the read in view that shows the outline's declarations,
+	// found says whether it was looked for and what was found: the reads
+	// a draft keeps in view only ever lessen, so one found none for good.
+	cover [2]int
+	found int8 // 0 not looked for, 1 cover, -1 none
 }
 
-// newEntry parses the outline of the entry text of the result of item at
-// index result.
-func newEntry(item, result int, text string) entry {
+// newEntry parses the outline of the entry text of the result r of item
+// at index result.
+func newEntry(item, result int, r *Result, text string) entry {
 	e := entry{item: item, result: result, text: text}
-	if i := strings.Index(text, outlineLead); i >= 0 {
+	if i := strings.Index(text, outlineLead); i >= 0 && r.Kind == KindRead && r.Path != "" {
+		e.path = r.Path
 		e.lines = strings.Split(text[i+len(outlineLead):], "\n")
+		e.has = make(map[string]bool, len(e.lines))
 		for _, l := range e.lines {
+			e.has[l] = true
 			if m := declLine.FindStringSubmatch(l); m != nil {
 				from, _ := strconv.Atoi(m[1])
 				to := from
@@ -78,40 +88,63 @@ var declLine = regexp.MustCompile(`^\s*L(\d+)(?:-(\d+))? `)
 const outlineLead = "\n  outline:\n"
 
 // addEntry adds the entry of the result of item at index result to the
-// message, and prices the message's entries again: what one entry writes
-// depends on the others and on what the event keeps in view.
+// message, and prices it. What an entry with an outline writes depends on
+// the entries of reads of the same file and on the reads of that file the
+// event keeps in view, so those of its file are priced again with it.
 func (d *draft) addEntry(item, result int, text string) {
 	e := &d.m.est
 	if !d.framed {
 		d.framed = true
 		d.total += e.Tokens(len(RoleUser)+len(contextMark(0))+len(ShedNotice)+len(shedHeading)+80, false) + e.overhead()
 	}
-	d.entries = append(d.entries, newEntry(item, result, text))
-	d.priceEntries()
-}
-
-// priceEntries brings the draft's total up to date with what the entries
-// write.
-func (d *draft) priceEntries() {
-	n := 0
-	for _, w := range d.writeEntries() {
-		n += d.m.est.Tokens(len(w)+1, false)
+	en := newEntry(item, result, d.m.H.Items[item].Results[result], text)
+	d.entries = append(d.entries, en)
+	if en.path == "" {
+		d.total += e.Tokens(len(text)+1, false)
+		return
 	}
-	d.total += n - d.entryTokens
-	d.entryTokens = n
+	if d.fileTokens == nil {
+		d.fileTokens = map[string]int{}
+	}
+	n := 0
+	for _, w := range d.writeFile(en.path) {
+		n += e.Tokens(len(w)+1, false)
+	}
+	d.total += n - d.fileTokens[en.path]
+	d.fileTokens[en.path] = n
 }
 
 // writeEntries is the message's entries as it writes them.
 func (d *draft) writeEntries() []string {
 	out := make([]string, len(d.entries))
-	full := make([]bool, len(d.entries))
-	var order []int
+	done := map[string]bool{}
 	for k, en := range d.entries {
-		out[k] = en.text
-		if en.lines == nil {
+		if en.path == "" {
+			out[k] = en.text
 			continue
 		}
-		if round, ok := d.readInView(en); ok {
+		if done[en.path] {
+			continue
+		}
+		done[en.path] = true
+		for j, w := range d.writeFile(en.path) {
+			out[j] = w
+		}
+	}
+	return out
+}
+
+// writeFile is what the entries with an outline of file path write, by
+// their index in the message.
+func (d *draft) writeFile(path string) map[int]string {
+	out := map[int]string{}
+	var order []int
+	for k, en := range d.entries {
+		if en.path != path {
+			continue
+		}
+		out[k] = en.text
+		if round, ok := d.readInView(k); ok {
 			out[k] = d.withoutOutline(en, fmt.Sprintf("its declarations are in view in round %d's read", round))
 			continue
 		}
@@ -120,11 +153,12 @@ func (d *draft) writeEntries() []string {
 	// The entries that list the most first, so the one an entry names
 	// keeps its outline.
 	sort.SliceStable(order, func(a, b int) bool { return len(d.entries[order[a]].lines) > len(d.entries[order[b]].lines) })
+	var full []int
 	for _, k := range order {
 		en := d.entries[k]
 		j := d.coveringEntry(en, full)
 		if j < 0 {
-			full[k] = true
+			full = append(full, k)
 			continue
 		}
 		round := d.m.H.Items[d.entries[j].item].Round
@@ -147,21 +181,17 @@ func (d *draft) withoutOutline(en entry, where string) string {
 	return en.text[:i] + "\n  outline: " + where
 }
 
-// coveringEntry is an entry that lists its outline (full) and every line
-// of en's, of a read of the same file; -1 when there is none.
-func (d *draft) coveringEntry(en entry, full []bool) int {
-	path := d.result(en).Path
-	for j, o := range d.entries {
-		if !full[j] || d.result(o).Path != path || len(o.lines) < len(en.lines) {
+// coveringEntry is one of the entries full (which list their outlines)
+// that lists every line of en's outline; -1 when there is none.
+func (d *draft) coveringEntry(en entry, full []int) int {
+	for _, j := range full {
+		o := d.entries[j]
+		if len(o.lines) < len(en.lines) {
 			continue
-		}
-		has := make(map[string]bool, len(o.lines))
-		for _, l := range o.lines {
-			has[l] = true
 		}
 		all := true
 		for _, l := range en.lines {
-			if !has[l] {
+			if !o.has[l] {
 				all = false
 				break
 			}
@@ -175,29 +205,53 @@ func (d *draft) coveringEntry(en entry, full []bool) int {
 
 func (d *draft) result(en entry) *Result { return d.m.H.Items[en.item].Results[en.result] }
 
-// readInView finds a newer read of en's file that the event keeps in view
-// and that shows every declaration of en's outline, each line as the shed
-// read's file had it; it returns that read's round.
-func (d *draft) readInView(en entry) (int, bool) {
-	x := d.result(en)
+// readInView finds a newer read of the file of entry k that the event
+// keeps in view and that shows every declaration of its outline, each line
+// as the shed read's file had it; it returns that read's round.
+func (d *draft) readInView(k int) (int, bool) {
+	en := &d.entries[k]
 	h := d.m.H
-	if len(en.decls) == 0 || x.Kind != KindRead || x.Path == "" {
+	if len(en.decls) == 0 || en.found < 0 {
 		return 0, false
 	}
-	for i := en.item; i < len(h.Items); i++ {
-		if !h.InView(i) || d.dropped[i] || d.foldedNow(i) {
+	if en.found > 0 && d.keeps(en.cover) {
+		return h.Items[en.cover[0]].Round, true
+	}
+	x := d.result(*en)
+	for _, at := range d.readsOf(en.path) {
+		if at[0] < en.item || at[0] == en.item && at[1] <= en.result || !d.keeps(at) {
 			continue
 		}
-		for j, r := range h.Items[i].Results {
-			if i == en.item && j <= en.result || r.Kind != KindRead || r.Path != x.Path || r.Shed || r.Cut || d.shedNow[[2]int{i, j}] {
-				continue
-			}
-			if d.showsDecls(x, r, en.decls) {
-				return h.Items[i].Round, true
+		if d.showsDecls(x, h.Items[at[0]].Results[at[1]], en.decls) {
+			en.cover, en.found = at, 1
+			return h.Items[at[0]].Round, true
+		}
+	}
+	en.found = -1
+	return 0, false
+}
+
+// keeps reports whether the event keeps in view, whole, the result at.
+func (d *draft) keeps(at [2]int) bool {
+	i := at[0]
+	r := d.m.H.Items[i].Results[at[1]]
+	return d.m.H.InView(i) && !d.dropped[i] && !d.foldedNow(i) && !r.Shed && !r.Cut && !d.shedNow[at]
+}
+
+// readsOf lists the reads of file path in the history, oldest first, as
+// item and result indexes.
+func (d *draft) readsOf(path string) [][2]int {
+	if d.reads == nil {
+		d.reads = map[string][][2]int{}
+		for i, it := range d.m.H.Items {
+			for j, r := range it.Results {
+				if r.Kind == KindRead && r.Path != "" {
+					d.reads[r.Path] = append(d.reads[r.Path], [2]int{i, j})
+				}
 			}
 		}
 	}
-	return 0, false
+	return d.reads[path]
 }
 
 // showsDecls reports whether read r shows every range of decls whole, the

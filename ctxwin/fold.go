@@ -64,7 +64,7 @@ func (d *draft) afterFold() {
 		}
 		kept = append(kept, c)
 		if c.Result >= 0 {
-			d.entries = append(d.entries, newEntry(c.Item, c.Result, c.Entry))
+			d.entries = append(d.entries, newEntry(c.Item, c.Result, h.Items[c.Item].Results[c.Result], c.Entry))
 		}
 	}
 	d.ev.Shed = kept

@@ -27,13 +27,15 @@ type draft struct {
 	costs        []int
 	fixed, total int
 	// entries are the message's entries of the results shed (entries.go),
-	// entryTokens what they cost as written; framed says the message's
-	// frame is priced in total. fileLines are the lines of the files the
-	// reads compared read.
-	entries     []entry
-	entryTokens int
-	framed      bool
-	fileLines   map[*Result]map[int]string
+	// fileTokens what those with an outline cost as written, by file;
+	// framed says the message's frame is priced in total. reads are the
+	// reads of each file in the history, fileLines the lines of the files
+	// the reads compared read.
+	entries    []entry
+	fileTokens map[string]int
+	framed     bool
+	reads      map[string][][2]int
+	fileLines  map[*Result]map[int]string
 	// assistants is the reply of each item the draft changes; shedNow the
 	// results it sheds and dropped the rounds it takes out of view whole.
 	assistants map[int]*replyState

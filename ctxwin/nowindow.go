@@ -23,9 +23,9 @@ func (m *Manager) noWindowEvent() *Event {
 		shedNow: map[[2]int]bool{}}
 	newest := h.Rounds()
 	m.eachOlderRound(func(i int, it *Item) {
-		m.eachShedForm(it, noWindowBudget, func(j int, _ *Result, head, entry string) {
+		m.eachShedForm(it, noWindowBudget, func(j int, r *Result, head, entry string) {
 			d.ev.Shed = append(d.ev.Shed, ShedChange{Item: i, Result: j, View: head, Entry: entry})
-			d.entries = append(d.entries, newEntry(i, j, entry))
+			d.entries = append(d.entries, newEntry(i, j, r, entry))
 			d.shedNow[[2]int{i, j}] = true
 		})
 		if !it.ReasoningShed && it.Assistant.Reasoning != "" && newest-it.Round >= m.reasoningRounds {
