@@ -80,18 +80,7 @@ func main() {
 	if *rounds < 1 || *jobs < 1 {
 		fail("-rounds and -j must be at least 1")
 	}
-	if *trace != "" {
-		traceTo, tracePolicy = os.Stderr, *trace
-	}
-	if *dumpFlag != "" {
-		if *trace == "" {
-			fail("-dump needs -trace POLICY")
-		}
-		if err := os.MkdirAll(*dumpFlag, 0o755); err != nil {
-			fail("-dump: %v", err)
-		}
-		dumpDir = *dumpFlag
-	}
+	setTrace(*trace, *dumpFlag)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	logf := func(format string, args ...any) {
@@ -120,6 +109,22 @@ func main() {
 		if err := writeResults(*out, res, windows, specs, engs); err != nil {
 			fail("%v", err)
 		}
+	}
+}
+
+// setTrace takes up -trace and -dump.
+func setTrace(policy, dir string) {
+	if policy != "" {
+		traceTo, tracePolicy = os.Stderr, policy
+	}
+	if dir != "" {
+		if policy == "" {
+			fail("-dump needs -trace POLICY")
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			fail("-dump: %v", err)
+		}
+		dumpDir = dir
 	}
 }
 
