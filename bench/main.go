@@ -52,6 +52,7 @@ func main() {
 		trace        = flag.String("trace", "", "print every request of this policy's runs to stderr (reika, none, ...)")
 		dumpFlag     = flag.String("dump", "", "with -trace, also write every request of that policy's runs and of the lower bound to this directory, a JSON line each")
 		enginesFlag  = flag.String("engines", "prefix,chunk", "engines to run every policy on: "+engineNames())
+		hostFlag     = flag.String("host-memory", "64k", "tokens of earlier prompts the engine's host memory keeps (--cache-ram; 64k: 8 GiB of an 8B model's f16 KV cache); 0 turns it off")
 	)
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: go run ./bench [flags]\n\n")
@@ -64,6 +65,9 @@ func main() {
 	windows, err := parseWindows(*windowsFlag)
 	if err != nil {
 		fail("-windows: %v", err)
+	}
+	if hostMemory, err = parseTokens(*hostFlag); err != nil {
+		fail("-host-memory: %v", err)
 	}
 	seeds, err := parseSeeds(*seedsFlag)
 	if err != nil {
@@ -159,18 +163,20 @@ const benchCacheReuse = 64
 // prefix-only engine the model cannot shift, and nothing is reused past
 // the common prefix whatever is sent.
 var Engines = []engineSpec{
-	{Name: "prefix", Label: "prefix only", Options: func(o *enginetest.Options) { o.NoShift = true; o.HostCacheTokens = benchHostCacheTokens }},
-	{Name: "chunk", Label: "chunk reuse", Options: func(o *enginetest.Options) {
-		o.CacheReuse = benchCacheReuse
-		o.HostCacheTokens = benchHostCacheTokens
-	}},
+	{Name: "prefix", Label: "prefix only", Options: func(o *enginetest.Options) { o.NoShift = true; hostOptions(o) }},
+	{Name: "chunk", Label: "chunk reuse", Options: func(o *enginetest.Options) { o.CacheReuse = benchCacheReuse; hostOptions(o) }},
 }
 
-// benchHostCacheTokens is what the engine's host memory keeps of earlier
-// prompts: llama-server's default --cache-ram, 8 GiB, of a model whose KV
-// cache takes 128 KiB a token (f16, 32 layers, 8 KV heads of 128: an
-// 8B model of the Llama 3 class), 64k tokens.
-const benchHostCacheTokens = 8 << 30 / (128 << 10)
+// hostMemory is what the engine's host memory keeps of earlier prompts, in
+// tokens (-host-memory; 0: none). The default is llama-server's default
+// --cache-ram, 8 GiB, of a model whose KV cache takes 128 KiB a token
+// (f16, 32 layers, 8 KV heads of 128: an 8B model of the Llama 3 class).
+var hostMemory = 8 << 30 / (128 << 10)
+
+func hostOptions(o *enginetest.Options) {
+	o.HostCacheTokens = hostMemory
+	o.NoHostCache = hostMemory == 0
+}
 
 func engineNames() string { return joinNames(Engines, func(e engineSpec) string { return e.Name }) }
 
@@ -223,22 +229,31 @@ func pickNamed[T any](s string, all []T, name func(T) string, kind, kinds string
 func parseWindows(s string) ([]int, error) {
 	var out []int
 	for _, f := range strings.Split(s, ",") {
-		f = strings.ToLower(strings.TrimSpace(f))
-		mult := 1
-		if strings.HasSuffix(f, "k") {
-			f, mult = strings.TrimSuffix(f, "k"), 1024
+		n, err := parseTokens(f)
+		if err != nil || n == 0 {
+			return nil, fmt.Errorf("%q is not a window size (like 16k or 16384)", strings.TrimSpace(f))
 		}
-		n, err := strconv.Atoi(f)
-		if err != nil || n <= 0 {
-			return nil, fmt.Errorf("%q is not a window size (like 16k or 16384)", f)
+		if n < 4096 {
+			return nil, fmt.Errorf("a window of %d tokens is too small for the agent's fixed prefix", n)
 		}
-		if n*mult < 4096 {
-			return nil, fmt.Errorf("a window of %d tokens is too small for the agent's fixed prefix", n*mult)
-		}
-		out = append(out, n*mult)
+		out = append(out, n)
 	}
 	sort.Ints(out)
 	return out, nil
+}
+
+// parseTokens reads a count of tokens, "64k" (k = 1024) or "65536".
+func parseTokens(s string) (int, error) {
+	f := strings.ToLower(strings.TrimSpace(s))
+	mult := 1
+	if strings.HasSuffix(f, "k") {
+		f, mult = strings.TrimSuffix(f, "k"), 1024
+	}
+	n, err := strconv.Atoi(f)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%q is not a count of tokens (like 64k or 65536)", s)
+	}
+	return n * mult, nil
 }
 
 func parseSeeds(s string) ([]int64, error) {

@@ -196,6 +196,16 @@ func TestParseFlags(t *testing.T) {
 			t.Errorf("parseWindows(%q): no error", bad)
 		}
 	}
+	for in, want := range map[string]int{"64k": 65536, " 146K": 149504, "0": 0, "1000": 1000} {
+		if n, err := parseTokens(in); err != nil || n != want {
+			t.Errorf("parseTokens(%q) = %d, %v; want %d", in, n, err, want)
+		}
+	}
+	for _, bad := range []string{"", "x", "-5", "4m"} {
+		if _, err := parseTokens(bad); err == nil {
+			t.Errorf("parseTokens(%q): no error", bad)
+		}
+	}
 	s, err := parseSeeds("3")
 	if err != nil || !reflect.DeepEqual(s, []int64{1, 2, 3}) {
 		t.Errorf("parseSeeds(3): %v %v", s, err)
