@@ -112,10 +112,7 @@ func dump(policy string, window int, eng engineSpec, s *Session, recs []enginete
 	if err != nil {
 		return err
 	}
-	answers := map[int]int{} // round → turn
-	for t := range s.Turns {
-		answers[s.Round(t, len(s.Turns[t].Steps)-1)] = t
-	}
+	answers := answerRounds(s)
 	enc := json.NewEncoder(f)
 	for _, r := range recs {
 		an, _ := ann.get(r.Index)

@@ -124,10 +124,7 @@ func outlined(text string, line int, name string) bool {
 // served.
 func answerRetention(s *Session, recs []enginetest.Recorded, ann *annotations) []float64 {
 	out := make([]float64, len(s.Turns))
-	answers := map[int]int{} // round → turn
-	for t := range s.Turns {
-		answers[s.Round(t, len(s.Turns[t].Steps)-1)] = t
-	}
+	answers := answerRounds(s)
 	for _, r := range recs {
 		an, ok := ann.get(r.Index)
 		if !ok || an.Kind != kindMain || r.Path != "/v1/chat/completions" || r.Status != 200 || r.Overflowed {
@@ -139,4 +136,13 @@ func answerRetention(s *Session, recs []enginetest.Recorded, ann *annotations) [
 		}
 	}
 	return out
+}
+
+// answerRounds maps the round of each task's final answer to its turn.
+func answerRounds(s *Session) map[int]int {
+	answers := map[int]int{}
+	for t := range s.Turns {
+		answers[s.Round(t, len(s.Turns[t].Steps)-1)] = t
+	}
+	return answers
 }
