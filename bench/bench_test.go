@@ -167,4 +167,9 @@ func TestRun(t *testing.T) {
 	if err != nil || json.Unmarshal(js, &back) != nil || len(back.Rows) != len(res.Rows) {
 		t.Errorf("results.json does not read back: %v", err)
 	}
+	// A run says what the engines' host memory kept, which moves drop-half's
+	// figures (README).
+	if back.HostMemory != hostMemory || hostMemory == 0 || !strings.Contains(out.String(), "host memory keeps "+kTokens(hostMemory)+" tokens") {
+		t.Errorf("host memory %d in results.json, %d in the run; table:\n%s", back.HostMemory, hostMemory, out.String())
+	}
 }

@@ -313,7 +313,7 @@ func run(ctx context.Context, p plan, logf func(string, ...any)) (*Results, erro
 	}
 	defer removeAll(tmp)
 
-	res := &Results{Windows: p.windows, Seeds: p.seeds}
+	res := &Results{HostMemory: hostMemory, Windows: p.windows, Seeds: p.seeds}
 	for _, e := range p.engines {
 		res.Engines = append(res.Engines, e.Name)
 	}

@@ -49,13 +49,16 @@ type Row struct {
 
 // Results is everything a bench run measured.
 type Results struct {
-	Command  string     `json:"command"`
-	Windows  []int      `json:"windows"`
-	Engines  []string   `json:"engines"`
-	Seeds    []int64    `json:"seeds"`
-	Sessions []SessInfo `json:"sessions"`
-	Rows     []Row      `json:"rows"`
-	Runs     []*Figures `json:"runs"`
+	Command string `json:"command"`
+	// HostMemory is the tokens of earlier prompts the engines' host memory
+	// kept (-host-memory; 0: none).
+	HostMemory int        `json:"hostMemory"`
+	Windows    []int      `json:"windows"`
+	Engines    []string   `json:"engines"`
+	Seeds      []int64    `json:"seeds"`
+	Sessions   []SessInfo `json:"sessions"`
+	Rows       []Row      `json:"rows"`
+	Runs       []*Figures `json:"runs"`
 }
 
 // SessInfo describes one generated session.
@@ -155,6 +158,7 @@ func rowOf(policy string, window int, engine string, runs []*Figures) Row {
 func writeTable(w io.Writer, res *Results) {
 	fmt.Fprintf(w, "%d sessions (seeds %s), %s rounds each; figures per session, means over the sessions\n",
 		len(res.Seeds), joinSeeds(res.Seeds), roundsRange(res.Sessions))
+	fmt.Fprintf(w, "the engines' host memory keeps %s tokens of earlier prompts\n", kTokens(res.HostMemory))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "window\tengine\tpolicy\tprefill\t× lower bound\tengine s\tretention\tinvalidations\toverflows\tfirst overflow\tserved\tpeak ctx\tmean ctx\tsummary calls\tsummary out\tcut replies\t")
 	last := ""
