@@ -356,6 +356,8 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		{BaseURL: "localhost:8080"},
 		{BaseURL: "ftp://host/v1"},
 		{BaseURL: "http://host/v1", ContextWindow: -1},
+		{BaseURL: "http://host/v1", ModelsURL: "models.dev/api.json"},
+		{BaseURL: "http://host/v1", ModelsURL: "file:///tmp/api.json"},
 	} {
 		if _, err := New(cfg); err == nil {
 			t.Errorf("%+v: no error", cfg)

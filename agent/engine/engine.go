@@ -85,8 +85,8 @@ func New(cfg Config) (*Client, error) {
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
 		return nil, fmt.Errorf("invalid base URL %q: want http(s)://host[:port]/v1", red.text(cfg.BaseURL))
 	}
-	if _, err := url.Parse(cfg.ModelsURL); err != nil {
-		return nil, fmt.Errorf("invalid models URL %q: %v", cfg.ModelsURL, err)
+	if m, err := url.Parse(cfg.ModelsURL); err != nil || (m.Scheme != "http" && m.Scheme != "https") || m.Host == "" {
+		return nil, fmt.Errorf("invalid models URL %q: want http(s)://host/path, like %s", red.text(cfg.ModelsURL), llm.DefaultModelsURL)
 	}
 	c := &Client{
 		cfg:     cfg,
