@@ -87,9 +87,12 @@ type setting struct {
 	// env (apiKeyEnv is read through the variable it names, the key
 	// itself through REIKA_API_KEY).
 	envDoc string
-	def    string // the README's default column
-	doc    string // the README's "when to touch it" column
-	set    func(s *Settings, v any) error
+	// nameDoc follows the name in the README's setting column, where the
+	// name alone would mislead.
+	nameDoc string
+	def     string // the README's default column
+	doc     string // the README's "when to touch it" column
+	set     func(s *Settings, v any) error
 }
 
 // settingsTable is every setting, in the order of DESIGN.md §5. The
@@ -105,7 +108,7 @@ var settingsTable = []setting{
 		}},
 	{name: "model", env: "REIKA_MODEL", def: "the endpoint's only model", doc: "the endpoint serves several",
 		set: func(s *Settings, v any) (err error) { s.Model, err = stringValue("model", v); return err }},
-	{name: "apiKeyEnv", envDoc: "REIKA_API_KEY", def: "none", doc: "hosted endpoints; never logged",
+	{name: "apiKeyEnv", envDoc: "REIKA_API_KEY", nameDoc: "the name of a variable holding the key", def: "none", doc: "hosted endpoints; never logged",
 		set: func(s *Settings, v any) (err error) { s.APIKeyEnv, err = stringValue("apiKeyEnv", v); return err }},
 	{name: "profile", env: "REIKA_PROFILE", def: "`" + DefaultProfile + "`", doc: "switch between config profiles",
 		// resolved before the layers (LoadSettings): only checked here

@@ -18,8 +18,8 @@ func readmeSettingsRows() string {
 			env = k.envDoc
 		}
 		name := "`" + k.name + "`"
-		if k.name == "apiKeyEnv" {
-			name += " (the name of a variable holding the key)"
+		if k.nameDoc != "" {
+			name += " (" + k.nameDoc + ")"
 		}
 		b.WriteString("| `" + env + "` | " + name + " | " + k.def + " | " + k.doc + " |\n")
 	}
