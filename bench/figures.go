@@ -102,8 +102,9 @@ type dumpLine struct {
 	Body      json.RawMessage `json:"body"`
 }
 
-// dump writes a run's requests to dumpDir.
-func dump(policy string, window int, eng engineSpec, s *Session, recs []enginetest.Recorded, ann *annotations) error {
+// dump writes a run's requests to dumpDir; shares are its answers'
+// retention, by turn (answerRetention).
+func dump(policy string, window int, eng engineSpec, s *Session, recs []enginetest.Recorded, ann *annotations, shares []float64) error {
 	name := fmt.Sprintf("%s-%s-%s-%d.jsonl", policy, kTokens(window), eng.Name, s.Seed)
 	if policy == lowerBoundName {
 		name = fmt.Sprintf("lower-%d.jsonl", s.Seed)
@@ -112,9 +113,9 @@ func dump(policy string, window int, eng engineSpec, s *Session, recs []enginete
 	if err != nil {
 		return err
 	}
-	answers := answerRounds(s)
+	answers := answerRequests(s, recs, ann)
 	enc := json.NewEncoder(f)
-	for _, r := range recs {
+	for k, r := range recs {
 		an, _ := ann.get(r.Index)
 		body := json.RawMessage(r.Body)
 		if !json.Valid(body) {
@@ -122,10 +123,8 @@ func dump(policy string, window int, eng engineSpec, s *Session, recs []enginete
 		}
 		l := dumpLine{Index: r.Index, Kind: an.Kind, Round: an.Round, Prompt: r.PromptTokens, CacheN: r.CacheN, PromptN: r.PromptN,
 			Chunks: r.Chunks, Restored: r.Restored, Slot: r.Slot, Body: body}
-		if t, ok := answers[an.Round]; ok && an.Kind == kindMain && r.Status == 200 && !r.Overflowed {
-			l.Facts = s.Turns[t].Facts
-			share := retention(l.Facts, r.Request.Messages)
-			l.Retention = &share
+		if t, ok := answers[k]; ok {
+			l.Facts, l.Retention = s.Turns[t].Facts, &shares[t]
 		}
 		if err := enc.Encode(l); err != nil {
 			f.Close()
@@ -140,7 +139,7 @@ func figures(policy string, window int, eng engineSpec, s *Session, recs []engin
 	f := &Figures{Policy: policy, Window: window, Engine: eng.Name, Seed: s.Seed, Rounds: s.Rounds(), FirstOverflow: -1,
 		Context: make([]int, s.Rounds()), Retention: answerRetention(s, recs, ann)}
 	if dumpDir != "" && (policy == tracePolicy || policy == lowerBoundName) {
-		if err := dump(policy, window, eng, s, recs, ann); err != nil {
+		if err := dump(policy, window, eng, s, recs, ann, f.Retention); err != nil {
 			f.Problems = append(f.Problems, "dump: "+err.Error())
 		}
 	}

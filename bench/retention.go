@@ -124,25 +124,30 @@ func outlined(text string, line int, name string) bool {
 // served.
 func answerRetention(s *Session, recs []enginetest.Recorded, ann *annotations) []float64 {
 	out := make([]float64, len(s.Turns))
-	answers := answerRounds(s)
-	for _, r := range recs {
-		an, ok := ann.get(r.Index)
-		if !ok || an.Kind != kindMain || r.Path != "/v1/chat/completions" || r.Status != 200 || r.Overflowed {
-			continue
-		}
-		if t, ok := answers[an.Round]; ok {
-			out[t] = retention(s.Turns[t].Facts, r.Request.Messages)
-			delete(answers, an.Round)
-		}
+	for k, t := range answerRequests(s, recs, ann) {
+		out[t] = retention(s.Turns[t].Facts, recs[k].Request.Messages)
 	}
 	return out
 }
 
-// answerRounds maps the round of each task's final answer to its turn.
-func answerRounds(s *Session) map[int]int {
-	answers := map[int]int{}
+// answerRequests maps the index in recs of the request each task's final
+// answer replied to (the first served request of its round) to the task's
+// turn.
+func answerRequests(s *Session, recs []enginetest.Recorded, ann *annotations) map[int]int {
+	rounds := map[int]int{} // round → turn
 	for t := range s.Turns {
-		answers[s.Round(t, len(s.Turns[t].Steps)-1)] = t
+		rounds[s.Round(t, len(s.Turns[t].Steps)-1)] = t
 	}
-	return answers
+	out := map[int]int{}
+	for k, r := range recs {
+		an, ok := ann.get(r.Index)
+		if !ok || an.Kind != kindMain || r.Path != "/v1/chat/completions" || r.Status != 200 || r.Overflowed {
+			continue
+		}
+		if t, ok := rounds[an.Round]; ok {
+			out[k] = t
+			delete(rounds, an.Round)
+		}
+	}
+	return out
 }
