@@ -81,11 +81,11 @@ func New(cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("context window %d: must not be negative", cfg.ContextWindow)
 	}
 	red := redactor{key: cfg.APIKey}
-	base, err := url.Parse(strings.TrimRight(cfg.BaseURL, "/"))
-	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
+	base, ok := httpURL(strings.TrimRight(cfg.BaseURL, "/"))
+	if !ok {
 		return nil, fmt.Errorf("invalid base URL %q: want http(s)://host[:port]/v1", red.text(cfg.BaseURL))
 	}
-	if m, err := url.Parse(cfg.ModelsURL); err != nil || (m.Scheme != "http" && m.Scheme != "https") || m.Host == "" {
+	if _, ok := httpURL(cfg.ModelsURL); !ok {
 		return nil, fmt.Errorf("invalid models URL %q: want http(s)://host/path, like %s", red.text(cfg.ModelsURL), llm.DefaultModelsURL)
 	}
 	c := &Client{
@@ -112,6 +112,12 @@ func New(cfg Config) (*Client, error) {
 	oc.EmptyMessagesLimit = 1 << 20
 	c.oa = openai.NewClientWithConfig(oc)
 	return c, nil
+}
+
+// httpURL parses s as an http or https URL with a host.
+func httpURL(s string) (*url.URL, bool) {
+	u, err := url.Parse(s)
+	return u, err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }
 
 // logf writes a log line through cfg.Logf, with the API key redacted.
