@@ -1,5 +1,6 @@
-// Package docref finds where the source files cite the design documents in
-// docs/ and checks that every cited file and section exists. Its test runs
+// Package docref finds where the source files (and the READMEs) cite the
+// design documents in docs/ and checks that every cited file and section
+// exists. Its test runs
 // the check over the repository; cmd/recite rewrites citations of the
 // design files that used to live outside the repository (DESIGN.md,
 // PROTOCOL.md, the research notes, the seed) into citations of docs/.
@@ -26,8 +27,9 @@ import (
 	"strings"
 )
 
-// Exts are the source files whose citations are checked.
-var Exts = []string{".go", ".ts", ".lua", ".js"}
+// Exts are the files whose citations are checked: the sources, and the
+// Markdown outside docs/ (the READMEs).
+var Exts = []string{".go", ".ts", ".lua", ".js", ".md"}
 
 // Problem is one citation that points nowhere.
 type Problem struct {
