@@ -22,24 +22,18 @@ import (
 //     read"); when that read is shed in turn, its own entry lists them.
 //     A fold that takes that read out of view can keep this message (it
 //     folds the shed read's round too, and the recap names the file with
-//     the lines read), and the outline is then gone with the read: on the
-//     bench at 32k, where folds are frequent, retention was 65% with this
-//     rule and 64% without it (9 sessions);
+//     the lines read), and the outline is then gone with the read, which
+//     the bench found worth it (bench/README.md);
 //   - when another entry of the message lists every line of the outline,
 //     as the whole file's outline does for a read of part of it, or two
 //     reads of one file do, the entry names that entry ("outline: as for
 //     round 11 above", "outline: within round 11's below"). The entry that
 //     lists more keeps its outline; of two alike, the first.
 //
-// Measured on the bench (`-dump`, 3 sessions at 128k): a third of the
-// bytes of the entries' outlines listed declarations in view elsewhere, in
-// one of these two ways or in an earlier event's message. Those of earlier
-// messages are listed again: a fold may delete the earlier message and
-// keep the new one, whose pointer would then name nothing. On 9 sessions
-// with chunk reuse (the engine's host memory never full): 1.132× the lower
-// bound at 32k instead of 1.150×, 1.075× instead of 1.091× at 128k, 1.082×
-// at 16k as before; retention 45% (44%), 65% (66%), 79% (78%), the changes
-// per session of both signs.
+// Outlines in view in an earlier event's message are listed again: a fold
+// may delete the earlier message and keep the new one, whose pointer would
+// then name nothing. What the rules save, measured on the bench:
+// bench/README.md, "Figures behind reika's choices".
 
 // entry is one result the event sheds and its entry in full.
 type entry struct {

@@ -8,9 +8,8 @@ package ctxwin
 // files touched with the line ranges read; the pages fetched and the
 // searches run; and what happened, newest first, until its budget runs
 // out: the replies, edits, commands and errors, since the lists above
-// name the reads, searches and pages (measured on the bench, 3 sessions:
-// 1.08× the lower bound at 16k with chunk reuse instead of 1.10×, 1.19×
-// instead of 1.22× at 32k, retention 44% and 66% instead of 47% and 63%).
+// name the reads, searches and pages (the bench's figures for this order:
+// bench/README.md, "Figures behind reika's choices").
 // A new recap absorbs the one before it.
 
 import (

@@ -29,8 +29,8 @@ func (d *draft) guardRuns() { d.guard(d.b.Usable) }
 // grow by at most openingReplyKeep tokens kept whole. The fold's
 // deletions, the rounds it folds and the recap before, which it absorbs
 // and which can sit among the rounds it keeps, can come right before a
-// reply whose reasoning the shed step cut: a fold at 32k on the bench
-// processed 12.8k tokens instead of 4k for it.
+// reply whose reasoning the shed step cut, and the engine then processes
+// everything after them again (a bench figure: bench/README.md).
 func (d *draft) settleRuns() {
 	if d.ev.Fold != nil {
 		d.guard(openingReplyKeep)
@@ -187,9 +187,8 @@ func (d *draft) asideRun(i int, w *runWalk) {
 // opening would be a run between two deletions too short for the engine
 // to reuse, and everything after it would be processed again. The reply
 // stays whole when that adds at most openingReplyKeep tokens; otherwise
-// the opening goes (measured on the bench, 3 sessions, before settleRuns:
-// dropping every such opening gave 1.16× the lower bound at 16k with
-// chunk reuse, this 1.13×). settleRuns then guards the runs the fold
+// the opening goes (better on the bench than dropping every such
+// opening: bench/README.md). settleRuns then guards the runs the fold
 // leaves elsewhere.
 func (d *draft) dropShortOpenings() {
 	f := d.ev.Fold
