@@ -9,7 +9,7 @@ import (
 	"github.com/reika-lsp/reika-lsp/agent/tools"
 )
 
-// Transcript event kinds (PROTOCOL.md, reika/transcript).
+// Transcript event kinds (docs/protocol.md, reika/transcript).
 const (
 	EventUser       = "user"
 	EventAssistant  = "assistant"
@@ -125,7 +125,7 @@ type Attachment struct {
 	Text      string
 }
 
-// Ask statuses (PROTOCOL.md, reika.ask).
+// Ask statuses (docs/protocol.md, reika.ask).
 const (
 	AskDone      = "done"
 	AskCancelled = "cancelled"

@@ -16,7 +16,7 @@ import (
 	"github.com/reika-lsp/reika-lsp/agent/llm"
 )
 
-// Settings are the user's settings (DESIGN.md §5), resolved with the
+// Settings are the user's settings (docs/design.md §5), resolved with the
 // precedence editor > REIKA_* environment > active profile > defaults.
 type Settings struct {
 	BaseURL         string `json:"baseUrl"`
@@ -95,7 +95,7 @@ type setting struct {
 	set     func(s *Settings, v any) error
 }
 
-// settingsTable is every setting, in the order of DESIGN.md §5. The
+// settingsTable is every setting, in the order of docs/design.md §5. The
 // environment names, the config keys, LoadSettings and the README's table
 // come from it (TestSettingsDocs checks the README and both editors
 // against it).
@@ -150,7 +150,7 @@ var settingsTable = []setting{
 		set: func(s *Settings, v any) (err error) { s.CacheReuse, err = cacheReuse(v); return err }},
 }
 
-// SettingNames lists every setting key (DESIGN.md §5), in order.
+// SettingNames lists every setting key (docs/design.md §5), in order.
 func SettingNames() []string {
 	names := make([]string, len(settingsTable))
 	for i, k := range settingsTable {

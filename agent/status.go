@@ -171,7 +171,7 @@ func prefixChip(set Settings, window int) (c ctxwin.Chip, b ctxwin.Budget, known
 	return ctxwin.NewChip(size, &b), b, true
 }
 
-// initialStatus is the status before discovery has answered (PROTOCOL.md):
+// initialStatus is the status before discovery has answered (docs/protocol.md):
 // the size of the fixed prefix with no window.
 func initialStatus(set Settings) Status {
 	c, _, _ := prefixChip(set, 0)

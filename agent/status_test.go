@@ -131,7 +131,7 @@ func TestWarningOncePerCrossing(t *testing.T) {
 }
 
 // TestStatusBeforeDiscovery: until the engine answers, the status is the
-// fixed prefix's size with no window (PROTOCOL.md), then the window comes.
+// fixed prefix's size with no window (docs/protocol.md), then the window comes.
 func TestStatusBeforeDiscovery(t *testing.T) {
 	srv := enginetest.New(enginetest.Options{Window: 16384})
 	defer srv.Close()

@@ -9,7 +9,7 @@ import (
 )
 
 // The peers' policies, each a small model of its published behaviour as
-// the team's research note on peers (design/notes/peers-context.md)
+// the team's research note on peers (docs/peers.md)
 // gathers it from their sources, docs and issues; each doc comment names
 // its sources and says what the model leaves out. Every policy sends the same system message, tool
 // definitions and tool results as reika; only what it does with the

@@ -11,14 +11,14 @@
 // (layout.go). It is pure: it imports only the standard library, and what it
 // needs from outside (a file's outline, the engine's counts) is passed in.
 //
-// The rules are those of the seed (context-management.md), made precise in
-// DESIGN.md §3. The names follow the seed: ShedPoint, ShedTarget, FoldKeeps,
+// The rules are those of the seed, made precise in
+// docs/design.md §3. The names follow the seed: ShedPoint, ShedTarget, FoldKeeps,
 // Recap, Chip.
 package ctxwin
 
 import "fmt"
 
-// Budget constants (DESIGN.md §3.2).
+// Budget constants (docs/design.md §3.2).
 const (
 	// DefaultReserve is the generation reserve before the model has
 	// generated anything.

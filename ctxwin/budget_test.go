@@ -6,7 +6,7 @@ import (
 	"github.com/reika-lsp/reika-lsp/internal/deptest"
 )
 
-// The seed's table, exactly (DESIGN.md §3.2).
+// The seed's table, exactly (docs/design.md §3.2).
 func TestBudgetSeedTable(t *testing.T) {
 	tests := []struct {
 		window, reserve                   int

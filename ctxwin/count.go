@@ -2,7 +2,7 @@ package ctxwin
 
 import "math"
 
-// Counting with the engine (DESIGN.md §3.3, beyond the seed). The size of a
+// Counting with the engine (docs/design.md §3.3, beyond the seed). The size of a
 // request is its fixed part (Estimator.Fixed: the tool definitions as the
 // template renders them, the generation prompt) plus what each of its
 // messages costs. A message's cost is, in order of preference:

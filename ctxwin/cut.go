@@ -18,7 +18,7 @@ const (
 	minCutTokens = 64
 )
 
-// cutResults shares room tokens between the results of one round (DESIGN.md
+// cutResults shares room tokens between the results of one round (docs/design.md
 // §3.5): the task-defining payload first, then the newest read, then small
 // results, then the rest split what remains. Each result is cut from its
 // whole Text, so cutting again with more room restores more.

@@ -1,7 +1,7 @@
 package ctxwin
 
 // Divergence is how a request relates to the one before it, for the
-// prefix-cache debug line (DESIGN.md §3.11).
+// prefix-cache debug line (docs/design.md §3.11).
 type Divergence struct {
 	// Append is true when the request starts with every message of the
 	// previous one, byte for byte.

@@ -2,7 +2,7 @@ package ctxwin
 
 import "math"
 
-// Pricing of the estimate (DESIGN.md §3.3).
+// Pricing of the estimate (docs/design.md §3.3).
 const (
 	// BaselineCharsPerToken is the estimate before anything is learned, and
 	// the sparsest the shed and fold decisions ever assume.

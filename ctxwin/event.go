@@ -2,7 +2,7 @@ package ctxwin
 
 import "strings"
 
-// What a shrink event does to the request (DESIGN.md §3.7–3.8, issue 14).
+// What a shrink event does to the request (docs/design.md §3.7–3.8, issue 14).
 //
 // An event is cache-shaped: relative to the request before it, it deletes
 // spans and appends one message after the kept rounds, after the newest

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Decide the fold (DESIGN.md §3.8), the third step of a shrink: when
+// Decide the fold (docs/design.md §3.8), the third step of a shrink: when
 // shedding cannot reach the shed target (it cannot touch the current
 // round), the oldest rounds fold in the same event, keeping the newest
 // that fit in the fold keeps, and always the newest item. A tool call and

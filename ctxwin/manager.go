@@ -26,7 +26,7 @@ const NotePrompt = "The context window is full: older rounds are about to be fol
 type Manager struct {
 	H *History
 
-	window int // the context window in tokens; 0 when unknown (§3.9); written by SetWindow only
+	window int // the context window in tokens; 0 when unknown (docs/design.md §3.9); written by SetWindow only
 	// settings are the limits of Configure.
 	outputLimit, maxTokensSetting, reasoningRounds int
 	est                                            Estimator

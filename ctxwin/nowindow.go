@@ -1,6 +1,6 @@
 package ctxwin
 
-// With no known window (DESIGN.md §3.9) nothing is shed, cut or folded
+// With no known window (docs/design.md §3.9) nothing is shed, cut or folded
 // against a budget; instead, every round, the results of older rounds
 // collapse as a shed would collapse them, and reasoning older than
 // ReasoningRounds rounds is dropped. The collapse is shaped as a shed is

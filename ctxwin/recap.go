@@ -1,6 +1,6 @@
 package ctxwin
 
-// The recap (DESIGN.md §3.8): what a fold leaves of the items it folds, in
+// The recap (docs/design.md §3.8): what a fold leaves of the items it folds, in
 // the message of its event. It is led by the note, which stays above it as
 // the note round's reply; then the task, which it refers to (the prompt of
 // the turn in progress and the results that define it stay where they

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Shed down to the target (DESIGN.md §3.7), the second step of a shrink:
+// Shed down to the target (docs/design.md §3.7), the second step of a shrink:
 // over the shed point, the units of sheddable go oldest first, large
 // payloads before small ones, until the request is at the shed target; a
 // shed round's reasoning goes with it. Each step is priced as the request

@@ -1,6 +1,6 @@
 package ctxwin
 
-// Which results can be shed (DESIGN.md §3.7), the first step of a shrink.
+// Which results can be shed (docs/design.md §3.7), the first step of a shrink.
 //
 // Everything the model sees but the current round and what defines the
 // task: the results of the rounds in view, oldest first, each with the

@@ -9,7 +9,7 @@ import (
 )
 
 // sim drives a Manager the way the agent does, with a random model and
-// random tool results, and checks the invariants of DESIGN.md §3 on every
+// random tool results, and checks the invariants of docs/design.md §3 on every
 // request.
 type sim struct {
 	t      *testing.T

@@ -36,7 +36,7 @@ func (m *Manager) Configure(s Settings) {
 // Window is the context window in tokens, 0 when unknown.
 func (m *Manager) Window() int { return m.window }
 
-// SetWindow sets the context window in tokens (0: unknown, §3.9), from the
+// SetWindow sets the context window in tokens (0: unknown, docs/design.md §3.9), from the
 // setting, the engine, or the engine's refusal of a request too long.
 func (m *Manager) SetWindow(tokens int) { m.window = max(tokens, 0) }
 

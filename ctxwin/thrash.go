@@ -10,7 +10,7 @@ import (
 // turn stops.
 const ThrashLimit = 3
 
-// Progress is the thrash guard (DESIGN.md §4). A shrink makes no progress
+// Progress is the thrash guard (docs/design.md §4). A shrink makes no progress
 // when the results of the rounds since the shrink before it mostly fetched
 // again what that one removed (the same file and an overlapping line range,
 // the same command or search), or when it freed less than a tenth of the

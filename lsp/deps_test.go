@@ -6,7 +6,7 @@ import (
 	"github.com/reika-lsp/reika-lsp/internal/deptest"
 )
 
-// DESIGN.md §1: lsp imports agent and go.lsp.dev; the engine client and
+// docs/design.md §1: lsp imports agent and go.lsp.dev; the engine client and
 // go-openai stay behind llm.Model, wired in by cmd.
 func TestDependencyDirection(t *testing.T) {
 	deptest.Forbid(t, ".",

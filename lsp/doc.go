@@ -1,9 +1,9 @@
 // Package lsp is the language server: it exposes one workspace's agent to
-// an editor as PROTOCOL.md describes, over go.lsp.dev/jsonrpc2 v1.0.1 with
+// an editor as docs/protocol.md describes, over go.lsp.dev/jsonrpc2 v1.0.1 with
 // go.lsp.dev/protocol v1.0.1 types.
 //
 // The files follow the protocol, one feature each: protocol.go holds the
-// names PROTOCOL.md fixes; handler.go the table of requests and
+// names docs/protocol.md fixes; handler.go the table of requests and
 // notifications and the handler chain; lifecycle.go initialize,
 // initialized, shutdown and exit; agent.go the agent's lifetime;
 // settings.go the editor's settings; command.go the table of commands,
@@ -50,7 +50,7 @@
 // ahead of the queue by a Preempter. Everything the server starts is tied
 // to a lifetime context that shutdown, exit and the end of the connection
 // cancel, and is tracked so that Serve returns only when it has all ended.
-// handler.go lists the go.lsp.dev sharp edges this design answers (DESIGN.md
+// handler.go lists the go.lsp.dev sharp edges this design answers (docs/design.md
 // §7); sharpedges_test.go has a test for each.
 //
 // # Robustness

@@ -11,7 +11,7 @@ import (
 )
 
 // The handler chain, built around go.lsp.dev/jsonrpc2 v1.0.1's defaults
-// (DESIGN.md §7):
+// (docs/design.md §7):
 //
 //   - $/cancelRequest is answered by cancelPreempter on the read loop, ahead
 //     of anything queued, and cancels the named request's context through

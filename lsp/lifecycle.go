@@ -53,7 +53,7 @@ func orUnknown(s string) string {
 	return s
 }
 
-// initializeResult is the server's capabilities (PROTOCOL.md).
+// initializeResult is the server's capabilities (docs/protocol.md).
 func initializeResult(version string) *protocol.InitializeResult {
 	openClose, supported := true, true
 	change := protocol.TextDocumentSyncKindIncremental

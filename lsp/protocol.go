@@ -1,6 +1,6 @@
 package lsp
 
-// The names PROTOCOL.md fixes, which the server and both clients share
+// The names docs/protocol.md fixes, which the server and both clients share
 // (editors/vscode/src/protocol.ts and editors/nvim/lua/reika/protocol.lua
 // mirror them). Changing one here changes all three.
 
@@ -15,7 +15,7 @@ const (
 	CmdTranscript = "reika.transcript"
 )
 
-// Commands lists the commands the server advertises, in PROTOCOL.md's order.
+// Commands lists the commands the server advertises, in docs/protocol.md's order.
 var Commands = []string{CmdAsk, CmdCompact, CmdCancel, CmdStatus, CmdSave, CmdNewSession, CmdTranscript}
 
 // Custom notifications and the code action.

@@ -1,6 +1,6 @@
 package lsp
 
-// One test for each sharp edge of go.lsp.dev v1.0.1 that DESIGN.md §7
+// One test for each sharp edge of go.lsp.dev v1.0.1 that docs/design.md §7
 // lists, plus the ones found while building this package. Each would fail
 // with the library's defaults.
 

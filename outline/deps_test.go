@@ -7,7 +7,7 @@ import (
 	"github.com/reika-lsp/reika-lsp/internal/deptest"
 )
 
-// TestImports keeps the dependency direction of DESIGN.md §1: outline
+// TestImports keeps the dependency direction of docs/design.md §1: outline
 // imports tree-sitter and, of this module, only internal/walk, which is
 // itself standard-library only (so outline still depends on nothing of
 // ours that could depend back on it).

@@ -3,7 +3,7 @@
 // members of classes, structs, impls and interfaces one level deep — and the
 // repo map of a workspace from them.
 //
-// An outline is what a shed file read keeps (DESIGN.md §3.7): the model still
+// An outline is what a shed file read keeps (docs/design.md §3.7): the model still
 // knows what is where in a file it no longer sees. The repo map in the fixed
 // prefix of every request (§4) lists the workspace's files with their key
 // declarations, most referenced first.

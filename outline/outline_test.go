@@ -183,7 +183,7 @@ func TestTimeout(t *testing.T) {
 	}
 }
 
-// TestParsesWithBackgroundContext enforces the rule of DESIGN.md §6: no
+// TestParsesWithBackgroundContext enforces the rule of docs/design.md §6: no
 // cancellable context reaches the parser. Every ParseCtx call in this
 // package passes context.Background().
 func TestParsesWithBackgroundContext(t *testing.T) {

@@ -24,7 +24,7 @@ import (
 	"github.com/smacker/go-tree-sitter/typescript/typescript"
 )
 
-// The rules of smacker/go-tree-sitter (DESIGN.md §6) this file keeps:
+// The rules of smacker/go-tree-sitter (docs/design.md §6) this file keeps:
 //   - every tree is closed in the function that parsed it, before the
 //     outline (plain Go values) is returned; nodes never escape;
 //   - a parser is used by one goroutine at a time: it is taken from its

@@ -11,7 +11,7 @@ import (
 )
 
 // MapBudget is the repo map's budget in characters for a window of window
-// tokens (DESIGN.md §3.2): M = clamp(floor(0.05·W)·4, 3200, 12000). An
+// tokens (docs/design.md §3.2): M = clamp(floor(0.05·W)·4, 3200, 12000). An
 // unknown window (0) gets the minimum.
 func MapBudget(window int) int {
 	return min(max(window/20*4, 3200), 12000)

@@ -11,7 +11,7 @@ import (
 )
 
 func TestMapBudget(t *testing.T) {
-	// The seed's table (DESIGN.md §3.2).
+	// The seed's table (docs/design.md §3.2).
 	for _, c := range []struct{ window, want int }{
 		{16000, 3200}, {24000, 4800}, {32000, 6400}, {128000, 12000}, {0, 3200}, {1000, 3200}, {1 << 30, 12000},
 	} {

@@ -35,7 +35,7 @@ type discovery struct {
 }
 
 // discover finds the model, the engine and the window, in the order of
-// DESIGN.md §3.1: the setting; the endpoint (its model listing, then the
+// docs/design.md §3.1: the setting; the endpoint (its model listing, then the
 // engine's own endpoints); the models.dev catalog for hosted endpoints.
 // A window found nowhere leaves source "none" and a reason naming what was
 // tried.

@@ -5,7 +5,7 @@
 // endpoints, and reads from each what context management needs: the window,
 // the prompt tokens the engine counted, and what its prefix cache reused.
 //
-// Window discovery (Info) follows DESIGN.md §3.1: the contextWindow setting;
+// Window discovery (Info) follows docs/design.md §3.1: the contextWindow setting;
 // then the endpoint — llama.cpp 2026 builds' GET /v1/models data[].meta.n_ctx
 // (per slot; n_ctx_train is not the window), late-2025 builds' GET /props
 // default_generation_settings.n_ctx, vLLM's max_model_len, Ollama's /api/ps

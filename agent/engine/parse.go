@@ -481,7 +481,7 @@ func plainText(b []byte) string {
 	return strings.ToValidUTF8(s, "?")
 }
 
-// Overflow phrasings and the numbers in them (engines.md §6, §7.4).
+// Overflow phrasings and the numbers in them (docs/engines.md §6, §7.4).
 var (
 	overflowMsgRe = regexp.MustCompile(`(?i)context (length|size|window)|maximum context|prompt is too long|too many tokens|exceeds the available context|context the overflows|input tokens exceed|maximum prompt length|token count exceeds|input token count`)
 	windowRes     = []*regexp.Regexp{

@@ -66,7 +66,7 @@ const (
 	DefaultModelsURL = "https://models.dev/api.json"
 )
 
-// Window sources, as shown in the status item (PROTOCOL.md).
+// Window sources, as shown in the status item (docs/protocol.md).
 const (
 	SourceSetting  = "setting"
 	SourceEndpoint = "endpoint"

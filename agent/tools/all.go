@@ -22,7 +22,7 @@ const (
 	NameSubagent = "subagent"
 )
 
-// All returns the agent's tools in the order of DESIGN.md §4. Their specs
+// All returns the agent's tools in the order of docs/design.md §4. Their specs
 // are constant, so the tool definitions of a request never change.
 func All() []Tool {
 	return []Tool{readTool{}, writeTool{}, editTool{}, bashTool{}, grepTool{}, globTool{}, fetchTool{}, subagentTool{}}

@@ -1,4 +1,4 @@
-// Package tools holds the agent's tools, one file per tool (DESIGN.md §4):
+// Package tools holds the agent's tools, one file per tool (docs/design.md §4):
 // read, write, edit, bash, grep, glob, fetch_url and subagent. A tool error
 // the model can fix comes back as a ctxwin.Result with IsError set; a Go error means
 // something broke.

@@ -35,7 +35,7 @@ func TestDeps(t *testing.T) {
 	}
 }
 
-// The parameters of DESIGN.md §4; their names are part of the interface.
+// The parameters of docs/design.md §4; their names are part of the interface.
 var designParams = []struct {
 	name     string
 	required []string

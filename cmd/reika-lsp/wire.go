@@ -33,7 +33,7 @@ func newModel(s agent.Settings, logf func(string, ...any)) (llm.Model, error) {
 	return c, nil
 }
 
-// engineConfig maps the user's settings (DESIGN.md §5) onto the engine
+// engineConfig maps the user's settings (docs/design.md §5) onto the engine
 // client's Config: base URL and where it came from, API key, model, context
 // window, catalog URL and chunk reuse. The caller adds the HTTP client and
 // the logger.

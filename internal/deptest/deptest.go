@@ -1,4 +1,4 @@
-// Package deptest checks the dependency direction of DESIGN.md §1: a test in
+// Package deptest checks the dependency direction of docs/design.md §1: a test in
 // each package fails when it imports what it must not.
 package deptest
 

@@ -1,4 +1,4 @@
-// The context chip and the status bar item's text and colour (DESIGN.md
+// The context chip and the status bar item's text and colour (docs/design.md
 // §3.10). The server sends the chip text; these functions render the rest
 // and stand in when a field is missing. No 'vscode' import: unit-tested in
 // plain node.

@@ -1,5 +1,5 @@
-// The server's custom names and shapes (PROTOCOL.md), mirrored in one place.
-// Changing a name here means changing PROTOCOL.md, the server and the
+// The server's custom names and shapes (docs/protocol.md), mirrored in one place.
+// Changing a name here means changing docs/protocol.md, the server and the
 // Neovim plugin (editors/nvim/lua/reika/protocol.lua) too.
 //
 // This module must not import 'vscode': the unit tests and the protocol test

@@ -1,5 +1,5 @@
 // Settings mapping: VS Code's `reika.*` settings to the server's settings
-// object (DESIGN.md §5), sent as initializationOptions, on change and as the
+// object (docs/design.md §5), sent as initializationOptions, on change and as the
 // answer to workspace/configuration. No 'vscode' import: unit-tested in plain
 // node.
 //
@@ -11,7 +11,7 @@ import { SettingsSection } from './protocol';
 
 export type SettingKind = 'string' | 'url' | 'envName' | 'count' | 'boolean' | 'approve' | 'cacheReuse';
 
-/** The server's settings, in the order of DESIGN.md §5 (agent.SettingNames). */
+/** The server's settings, in the order of docs/design.md §5 (agent.SettingNames). */
 export const ServerSettings = [
 	{ key: 'baseUrl', kind: 'url' },
 	{ key: 'model', kind: 'string' },

@@ -25,7 +25,7 @@ import (
 
 // Run drives a reika-lsp server end to end as an editor does, against
 // the fake engine srv (whose URL the server was given as its base URL), and
-// checks what PROTOCOL.md promises: a turn that reads real files until the
+// checks what docs/protocol.md promises: a turn that reads real files until the
 // window sheds and folds, streamed transcript, progress and status, requests
 // answered mid-turn, the code action, compact, save, both ways to cancel,
 // a new session, and shutdown. root is the workspace; initialize must not

@@ -19,7 +19,7 @@ M.defaults = {
   cmd = { 'reika-lsp' },
   -- Extra environment variables for the server process.
   cmd_env = nil,
-  -- DESIGN.md §5 settings, sent as initializationOptions.reika and
+  -- docs/design.md §5 settings, sent as initializationOptions.reika and
   -- workspace/configuration section `reika`.
   settings = {},
   -- Files or directories that mark a workspace root, searched upwards from
@@ -88,7 +88,7 @@ for _, s in ipairs(protocol.settings) do
   setting_specs[s.name] = s
 end
 
--- setting_names lists the settings in DESIGN.md order.
+-- setting_names lists the settings in docs/design.md order.
 function M.setting_names()
   local names = {}
   for i, s in ipairs(protocol.settings) do

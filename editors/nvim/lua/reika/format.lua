@@ -11,7 +11,7 @@ M.highlight = {
   [protocol.level.error] = 'ReikaStatusError',
 }
 
--- tokens prints a token count as the chip does (DESIGN.md §3.10): whole k
+-- tokens prints a token count as the chip does (docs/design.md §3.10): whole k
 -- from 10000, one decimal from 1000, the number below.
 function M.tokens(n)
   if type(n) ~= 'number' then

@@ -1,4 +1,4 @@
--- The names of reika-lsp's editor protocol (PROTOCOL.md), mirrored in one
+-- The names of reika-lsp's editor protocol (docs/protocol.md), mirrored in one
 -- place. The server, the VS Code extension (src/protocol.ts) and this file
 -- change together.
 local M = {}
@@ -62,7 +62,7 @@ M.event = {
 -- Approval actions of window/showMessageRequest, in the server's order.
 M.approval_actions = { 'Allow', 'Allow for this session', 'Deny' }
 
--- The settings (DESIGN.md §5, agent/settings.go SettingNames()) and the type
+-- The settings (docs/design.md §5, agent/settings.go SettingNames()) and the type
 -- of each value. They go to the server as initializationOptions.reika and as
 -- the `reika` section of workspace/configuration. An 'integer' is a whole
 -- number of at least `min` (default 0), or, where `values` is given, one of

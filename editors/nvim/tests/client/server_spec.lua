@@ -1,4 +1,4 @@
--- The plugin's side of PROTOCOL.md, against reika-lsp's server over a
+-- The plugin's side of docs/protocol.md, against reika-lsp's server over a
 -- scripted agent (lsp/lsptest/cmd/scriptedlsp: its script says what each
 -- prompt does): settings, approvals, cancel, selections, save, new
 -- session, code action filters, messages, progress, a crashing server and

@@ -54,7 +54,7 @@ t.it('saves the open files the agent edits and leaves unsaved work alone', funct
   t.eq(nil, asked.err)
   t.eq('done', asked.result.status, vim.inspect(asked.result))
 
-  -- Every write went through workspace/applyEdit (PROTOCOL.md: file
+  -- Every write went through workspace/applyEdit (docs/protocol.md: file
   -- changes go through the editor when it can apply edits).
   t.eq({
     'Reika: write saved.txt',

@@ -24,7 +24,7 @@ local function filler(name, n)
 end
 
 -- The window is 16000 tokens with the default 2048 reserved: the shed
--- point is 12556 (DESIGN.md §3.2), printed as 13k.
+-- point is 12556 (docs/design.md §3.2), printed as 13k.
 local chip_pattern = '^ctx [%d.]+k?/16k %(%d+%% of 13k%)$'
 
 -- watch_progress records the plugin's progress text at every $/progress.

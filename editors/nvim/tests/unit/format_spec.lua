@@ -1,7 +1,7 @@
 local format = require('reika.format')
 
 t.describe('format.tokens', function()
-  -- DESIGN.md §3.10: whole k from 10000, one decimal from 1000, else the number.
+  -- docs/design.md §3.10: whole k from 10000, one decimal from 1000, else the number.
   local cases = {
     { 0, '0' },
     { 999, '999' },

@@ -1,7 +1,7 @@
 // The protocol test: the real reika-lsp binary, driven over stdio with the
 // libraries the extension uses, against the standalone fake engine
 // (agent/enginetest/cmd/fakeengine; its README documents the script files
-// next to this one). PROTOCOL.md is what it checks, and the extension's own
+// next to this one). docs/protocol.md is what it checks, and the extension's own
 // modules (chip, transcript, settings, editSave) are what it checks with.
 //
 // The tests skip only when there is no Go toolchain to build the fake
@@ -675,7 +675,7 @@ test('an engine that reports no window: a warning at startup and the windowless 
 	}
 });
 
-// PROTOCOL.md: the status is sent "whenever busy/level/window changes", and
+// docs/protocol.md: the status is sent "whenever busy/level/window changes", and
 // busy says a turn runs: after reika.compact and reika.newSession the status
 // item must stop spinning.
 test(

@@ -20,7 +20,7 @@ function status(over: Partial<Status> = {}): Status {
 	};
 }
 
-test('formatTokens follows DESIGN.md §3.10', () => {
+test('formatTokens follows docs/design.md §3.10', () => {
 	const cases: [number, string][] = [
 		[0, '0'],
 		[512, '512'],

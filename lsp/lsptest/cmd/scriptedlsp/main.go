@@ -2,7 +2,7 @@
 // over a scripted agent (scripted.Agent with the script of script.go)
 // instead of one that talks to an engine: the server the Neovim plugin's
 // client tests start (editors/nvim/tests/client), so that they test the
-// plugin against the real server's side of PROTOCOL.md without a model.
+// plugin against the real server's side of docs/protocol.md without a model.
 //
 // It serves LSP on stdin and stdout until the client leaves, as
 // `reika-lsp serve` does; `scriptedlsp version` prints what it is. Its
