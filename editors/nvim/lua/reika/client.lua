@@ -141,6 +141,41 @@ local function flush_pending(client_id)
   end
 end
 
+-- load_transcript fills an empty transcript view from the server's
+-- reika.transcript (docs/protocol.md §3.7): a Neovim that starts again on a
+-- workspace whose session resumes shows the conversation so far. A view
+-- that has lines (this Neovim saw the session live, or live events came in
+-- while the request ran) is left as it is.
+function M.load_transcript(client)
+  local root = M.roots[client.id]
+  if not root then
+    return
+  end
+  local view = M.view(root)
+  if #view.model.lines > 0 then
+    return
+  end
+  M.execute(client, protocol.command.transcript, { {} }, function(err, page)
+    if err or type(page) ~= 'table' or type(page.events) ~= 'table' then
+      return
+    end
+    if #view.model.lines > 0 or page.session == '' then
+      return
+    end
+    local omitted = tonumber(page.omitted) or 0
+    if omitted > 0 and page.events[1] then
+      view:apply({
+        kind = protocol.event.info,
+        session = page.events[1].session,
+        text = string.format('(%d older events are not shown)', omitted),
+      })
+    end
+    for _, ev in ipairs(page.events) do
+      view:apply(ev)
+    end
+  end)
+end
+
 -- make_config builds the vim.lsp client config for a root.
 function M.make_config(root)
   local o = opts()
@@ -167,6 +202,7 @@ function M.make_config(root)
     on_init = function(client)
       vim.schedule(function()
         flush_pending(client.id)
+        M.load_transcript(client)
       end)
     end,
     on_attach = function(client, bufnr)
@@ -260,7 +296,49 @@ function M.on_exit(client_id, code, signal)
     level = protocol.level.error,
     busy = false,
   })
-  notify(string.format('reika-lsp stopped: %s; %s', reason, next_step), vim.log.levels.ERROR)
+  M.swallow_quit_notice(client_id)
+  -- One short line: two lines, or one wider than the screen, make Neovim
+  -- wait for ENTER.
+  notify(
+    string.format('server %s; any :Reika command restarts it', M.short_reason(code, signal)),
+    vim.log.levels.ERROR
+  )
+end
+
+-- short_reason is exit_reason without the signal's number.
+function M.short_reason(code, signal)
+  if type(signal) == 'number' and signal ~= 0 then
+    return 'killed by ' .. (signal_names[signal] or ('signal ' .. signal))
+  end
+  return string.format('exited with code %s', tostring(code))
+end
+
+-- swallow_quit_notice drops the "Client reika quit with exit code 0 and
+-- signal 9" line that Neovim's own exit handler shows for a death by any
+-- signal but SIGTERM (0.7 names the client by its id): the plugin's line
+-- says the same and what to do. Neovim schedules its line right after
+-- calling on_exit, which scheduled this: the filter stands for that one
+-- turn of the event loop, and only while nothing replaced vim.notify since.
+function M.swallow_quit_notice(client_id)
+  local names = { protocol.client_name, tostring(client_id) }
+  local inner = vim.notify
+  local filter
+  filter = function(msg, level, o)
+    if type(msg) == 'string' then
+      for _, name in ipairs(names) do
+        if vim.startswith(msg, 'Client ' .. name .. ' quit with exit code ') then
+          return
+        end
+      end
+    end
+    return inner(msg, level, o)
+  end
+  vim.notify = filter
+  vim.schedule(function()
+    if vim.notify == filter then
+      vim.notify = inner
+    end
+  end)
 end
 
 local function reuse(client, conf)

@@ -14,6 +14,7 @@ M.command = {
   status = 'reika.status',
   save = 'reika.save',
   new_session = 'reika.newSession',
+  transcript = 'reika.transcript',
 }
 
 -- Server -> client notifications.

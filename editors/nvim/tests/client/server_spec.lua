@@ -386,7 +386,7 @@ t.describe('server messages', function()
     end)
     t.eq('error', reika.statusline_level())
     t.truthy(
-      H.find(notes, '^reika: reika%-lsp stopped: exited with code 3;', levels.ERROR),
+      H.find(notes, '^reika: server exited with code 3;', levels.ERROR),
       vim.inspect(notes)
     )
     t.falsy(H.find(notes, 'ask failed'), 'one message, not one more for the ask')

@@ -135,10 +135,10 @@ t.describe('statusline', function()
       notes[#notes + 1] = { msg = msg, level = level }
     end
     local cases = {
-      { 0, 9, 'killed by SIGKILL %(signal 9%)' },
-      { 0, 15, 'killed by SIGTERM %(signal 15%)' },
-      { 2, 0, 'exited with code 2' },
-      { 0, 0, 'exited with code 0' },
+      { 0, 9, 'killed by SIGKILL %(signal 9%)', 'killed by SIGKILL' },
+      { 0, 15, 'killed by SIGTERM %(signal 15%)', 'killed by SIGTERM' },
+      { 2, 0, 'exited with code 2', 'exited with code 2' },
+      { 0, 0, 'exited with code 0', 'exited with code 0' },
     }
     for i, case in ipairs(cases) do
       local id = 10 + i
@@ -149,7 +149,7 @@ t.describe('statusline', function()
       t.eq('error', reika.statusline_level())
       t.eq(false, reika.status().busy)
       t.matches(case[3], reika.status().tooltip)
-      t.matches('^reika: reika%-lsp stopped: ' .. case[3] .. '; the next :Reika', notes[i].msg)
+      t.matches('^reika: server ' .. case[4] .. '; any :Reika command restarts it$', notes[i].msg)
       t.eq(vim.log.levels.ERROR, notes[i].level)
       t.eq(true, client.failed['/tmp/w' .. i], 'no autostart')
     end
