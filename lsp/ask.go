@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -50,9 +49,8 @@ func parseAskArgs(args []json.RawMessage) (askArgs, error) {
 	return a, nil
 }
 
-// cmdAsk answers reika.ask when the turn ends: it runs the turn on its own
-// goroutine, with progress, and answers at once when a turn is already
-// running.
+// cmdAsk answers reika.ask when the turn ends: it runs the turn (turn.go)
+// on its own goroutine, and answers at once when a turn is already running.
 func (s *server) cmdAsk(ctx context.Context, p *executeCommandParams) (any, error) {
 	args, err := parseAskArgs(p.Arguments)
 	if err != nil {
@@ -70,42 +68,31 @@ func (s *server) cmdAsk(ctx context.Context, p *executeCommandParams) (any, erro
 		return jsonResult(agent.AskResult{Status: agent.AskError, Message: errorMessage(err)})
 	}
 
-	// The agent is the one guard of "a turn is running": ask it, so that a
-	// refused ask shows no progress. (Two asks that race past this both
-	// reach the agent, which refuses one.)
-	if st := svc.Status(); st.Busy {
-		return jsonResult(agent.AskResult{Session: st.Session, Status: agent.AskError, Message: errTurnRunning})
+	t := s.beginTurn(ctx, svc, p.WorkDoneToken, shorten(args.Prompt))
+	if t == nil {
+		return jsonResult(agent.AskResult{Session: svc.Status().Session, Status: agent.AskError, Message: errTurnRunning})
 	}
-	turnCtx, cancel := context.WithCancel(ctx)
-	stop := context.AfterFunc(s.life, cancel)
-	t := &turn{cancel: cancel, done: make(chan struct{})}
-	s.mu.Lock()
-	if s.turn == nil {
-		s.turn = t // the turn the agent's progress reports go to
-	}
-	s.mu.Unlock()
-	t.progress = s.startProgress(p.WorkDoneToken, shorten(args.Prompt))
-
+	var res agent.AskResult
+	answered := make(chan struct{}) // closed when res is set and the turn has ended
 	s.goTracked(func() {
-		defer close(t.done)
-		defer stop()
-		defer cancel()
-		res := s.runAsk(turnCtx, svc, params)
-		t.progress.end(askEndMessage(res))
-		s.mu.Lock()
-		if s.turn == t {
-			s.turn = nil
+		defer close(answered)
+		err := t.run(func(ctx context.Context) string {
+			res = svc.Ask(ctx, params)
+			return askEndMessage(res)
+		})
+		switch {
+		case errors.Is(err, errCancelledEarly):
+			res = agent.AskResult{Session: svc.Status().Session, Status: agent.AskCancelled, Message: "cancelled"}
+		case err != nil:
+			res = agent.AskResult{Status: agent.AskError, Message: err.Error()}
 		}
-		s.mu.Unlock()
-		s.sendStatus(svc.Status(), true)
-		t.result = res
 	})
 
 	select {
-	case <-t.done:
-	case <-turnCtx.Done():
+	case <-answered:
+	case <-t.ctx.Done():
 		select {
-		case <-t.done:
+		case <-answered:
 		case <-time.After(askGrace):
 			s.logf("lsp: the agent has not stopped %v after its turn was cancelled; answering now", askGrace)
 			if ctx.Err() != nil {
@@ -117,19 +104,7 @@ func (s *server) cmdAsk(ctx context.Context, p *executeCommandParams) (any, erro
 	if ctx.Err() != nil {
 		return nil, errRequestCancelled
 	}
-	return jsonResult(t.result)
-}
-
-// runAsk runs the agent's turn; a panic in the agent ends the turn with an
-// error instead of the server.
-func (s *server) runAsk(ctx context.Context, svc agent.Service, p agent.AskParams) (res agent.AskResult) {
-	defer func() {
-		if r := recover(); r != nil {
-			s.logf("lsp: BUG: the agent panicked in Ask: %v", r)
-			res = agent.AskResult{Status: agent.AskError, Message: fmt.Sprintf("internal error: %v", r)}
-		}
-	}()
-	return svc.Ask(ctx, p)
+	return jsonResult(res)
 }
 
 // askEndMessage is the progress end message of a turn.

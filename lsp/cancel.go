@@ -5,21 +5,15 @@ import (
 	"encoding/json"
 )
 
-// cmdCancel answers reika.cancel: it stops the running turn and the
-// running compaction, if any.
+// cmdCancel answers reika.cancel: it stops the running turn (an ask or a
+// compaction), if any.
 func (s *server) cmdCancel(context.Context, *executeCommandParams) (any, error) {
 	cancelled := false
 	if svc := s.currentAgent(); svc != nil {
 		cancelled = svc.Cancel()
 	}
-	s.mu.Lock()
-	running := []*turn{s.turn, s.compact}
-	s.mu.Unlock()
-	for _, t := range running {
-		if t != nil {
-			t.cancel()
-			cancelled = true
-		}
+	if s.cancelTurn() {
+		cancelled = true
 	}
 	return jsonResult(struct {
 		Cancelled bool `json:"cancelled"`
@@ -41,15 +35,5 @@ func (s *server) progressCancel(raw json.RawMessage) {
 		s.logf("lsp: window/workDoneProgress/cancel: bad token %s", truncate(string(p.Token), 64))
 		return
 	}
-	s.mu.Lock()
-	var hit []*turn
-	for _, t := range []*turn{s.turn, s.compact} {
-		if t != nil && t.progress != nil && t.progress.key == key {
-			hit = append(hit, t)
-		}
-	}
-	s.mu.Unlock()
-	for _, t := range hit {
-		t.cancel()
-	}
+	s.cancelTurnByProgress(key)
 }

@@ -28,10 +28,11 @@ const progressCreateTimeout = 10 * time.Second
 // ends before that answer.
 // A nil *workProgress is valid and does nothing.
 type workProgress struct {
-	s     *server
-	token json.RawMessage
-	key   string
-	begin progressValue
+	s      *server
+	token  json.RawMessage
+	key    string
+	begin  progressValue
+	client bool // the token is the client's: no create
 
 	mu      sync.Mutex
 	state   progressState // guarded by mu
@@ -42,7 +43,7 @@ type workProgress struct {
 type progressState int
 
 const (
-	progressCreating progressState = iota // create sent, no answer yet
+	progressCreating progressState = iota // not begun: not started, or create sent and not answered
 	progressActive                        // begin sent
 	progressOff                           // the client refused create: nothing is sent
 	progressEnded                         // end sent
@@ -55,35 +56,43 @@ type progressValue struct {
 	Message     string `json:"message,omitempty"`
 }
 
-// startProgress begins the progress of a turn; nil when the client gave no
-// token and cannot create one.
-func (s *server) startProgress(clientToken json.RawMessage, message string) *workProgress {
+// newProgressLocked is the progress of a turn, not yet begun (start
+// begins it); nil when the client gave no token and cannot create one.
+// s.mu is held.
+func (s *server) newProgressLocked(clientToken json.RawMessage, message string) *workProgress {
 	begin := progressValue{Kind: "begin", Title: progressTitle, Cancellable: true, Message: message}
 	if key, ok := tokenKey(clientToken); ok {
-		p := &workProgress{s: s, token: clientToken, key: key, begin: begin, state: progressActive}
-		p.send(begin)
-		return p
+		return &workProgress{s: s, token: clientToken, key: key, begin: begin, client: true}
 	}
-	s.mu.Lock()
-	can := s.caps.workDoneProgress
-	s.mu.Unlock()
-	if !can {
+	if !s.caps.workDoneProgress {
 		return nil
 	}
 	name := "reika/progress/" + strconv.FormatInt(s.progressSeq.Add(1), 10)
 	token, _ := json.Marshal(name)
-	p := &workProgress{s: s, token: token, key: "s" + name, begin: begin, state: progressCreating}
+	return &workProgress{s: s, token: token, key: "s" + name, begin: begin}
+}
+
+// start sends begin on the client's token, or asks the client to create
+// the server's token (begin follows its answer).
+func (p *workProgress) start() {
+	if p == nil {
+		return
+	}
+	if p.client {
+		p.created(true)
+		return
+	}
+	s := p.s
 	s.goTracked(func() {
 		ctx, cancel := context.WithTimeout(s.life, progressCreateTimeout)
 		defer cancel()
-		params := json.RawMessage(`{"token":` + string(token) + `}`)
+		params := json.RawMessage(`{"token":` + string(p.token) + `}`)
 		err := s.call(ctx, protocol.MethodWindowWorkDoneProgressCreate, params, nil)
 		if err != nil {
 			s.logf("lsp: window/workDoneProgress/create: %v (no progress for this turn)", err)
 		}
 		p.created(err == nil)
 	})
-	return p
 }
 
 // created is the client's answer to create.
@@ -145,20 +154,6 @@ func (p *workProgress) send(v progressValue) {
 		Token json.RawMessage `json:"token"`
 		Value progressValue   `json:"value"`
 	}{p.token, v})
-}
-
-// reportProgress routes the agent's round report to the running turn (or
-// compaction).
-func (s *server) reportProgress(text string) {
-	s.mu.Lock()
-	t := s.turn
-	if t == nil {
-		t = s.compact
-	}
-	s.mu.Unlock()
-	if t != nil {
-		t.progress.reportText(text)
-	}
 }
 
 // shorten makes a prompt fit a progress message: its first line, at most

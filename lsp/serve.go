@@ -134,8 +134,7 @@ type server struct {
 	svc                          agent.Service // nil until built, and after shutdown
 	svcErr                       error         // why svc is nil
 	debug                        bool
-	turn                         *turn // the running reika.ask, if any
-	compact                      *turn // the running reika.compact, if any
+	running                      *turn // the running turn, if any (turn.go)
 	configGen                    int
 }
 
