@@ -3,7 +3,6 @@ package lsp
 import (
 	"context"
 	"encoding/json"
-	"runtime/debug"
 	"strings"
 
 	"go.lsp.dev/jsonrpc2"
@@ -62,8 +61,8 @@ func (s *server) handle(ctx context.Context, req *jsonrpc2.Request) (result any,
 	method := strings.Clone(req.Method())
 	defer func() {
 		if r := recover(); r != nil {
-			s.logf("lsp: BUG: panic handling %s: %v\n%s", method, r, debug.Stack())
-			result, err = nil, internalError("internal error handling %s: %v", method, r)
+			report := s.reportBug("handling "+method, r)
+			result, err = nil, internalError("%s", report.Error())
 			if !req.IsCall() {
 				err = nil
 			}

@@ -69,6 +69,7 @@ type harness struct {
 	c      *lsptest.Client
 	ctx    context.Context // the hang guard
 	root   string
+	state  string // the server's state directory (bug reports)
 	served chan error
 	exits  chan int
 	log    *testLog
@@ -115,7 +116,7 @@ func start(t testing.TB, o harnessOptions) *harness {
 	t.Cleanup(func() { goleak.VerifyNone(t, before) })
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	t.Cleanup(cancel)
-	h := &harness{t: t, ctx: ctx, root: t.TempDir(), served: make(chan error, 1), exits: make(chan int, 1), log: &testLog{}}
+	h := &harness{t: t, ctx: ctx, root: t.TempDir(), state: t.TempDir(), served: make(chan error, 1), exits: make(chan int, 1), log: &testLog{}}
 	if real, err := filepath.EvalSymlinks(h.root); err == nil {
 		h.root = real
 	}
@@ -125,6 +126,7 @@ func start(t testing.TB, o harnessOptions) *harness {
 		Exit:       func(code int) { h.exits <- code },
 		Getenv:     func(string) (string, bool) { return "", false },
 		ConfigFile: filepath.Join(t.TempDir(), "config.toml"),
+		StateDir:   h.state,
 		NewAgent: func(opts agent.Options) (agent.Service, error) {
 			if o.newAgent != nil {
 				return o.newAgent(opts)

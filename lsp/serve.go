@@ -36,6 +36,9 @@ type Config struct {
 	// mean the process environment and the default config file.
 	Getenv     func(string) (string, bool)
 	ConfigFile string
+	// StateDir is where bug reports go, under reports/ (internal/bug); ""
+	// means agent.StateDir(), the agent's default.
+	StateDir string
 }
 
 // Errors Serve returns.

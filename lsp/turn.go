@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"runtime/debug"
 
 	"github.com/reika-lsp/reika-lsp/agent"
 )
@@ -26,7 +24,7 @@ import (
 //	})
 //	switch {
 //	case errors.Is(err, errCancelledEarly): // res is unset: cancelled before it started
-//	case err != nil: // the work panicked (logged)
+//	case err != nil: // the work panicked: err is a *bug.Report, reported already
 //	}
 //
 // run blocks until the work returns; reika.ask runs it on its own
@@ -94,8 +92,8 @@ func (s *server) beginTurn(req context.Context, svc agent.Service, token json.Ra
 // run runs work on the turn's context and ends the turn: it sends the
 // progress end (work's end text), frees the slot and sends the status.
 // It returns errCancelledEarly, without calling work, when the turn was
-// cancelled before work could start, and an internal error when work
-// panicked (logged with its stack).
+// cancelled before work could start, and the *bug.Report of a panic in
+// work (told to the user and logged by reportBug).
 func (t *turn) run(work func(ctx context.Context) (endText string)) error {
 	endText, err := t.work(work)
 	t.progress.end(endText)
@@ -116,9 +114,8 @@ func (t *turn) work(work func(ctx context.Context) string) (endText string, err 
 	}
 	defer func() {
 		if v := recover(); v != nil {
-			t.s.logf("lsp: BUG: the agent panicked in a turn: %v\n%s", v, debug.Stack())
-			err = fmt.Errorf("internal error: %v", v)
-			endText = "Failed: " + err.Error()
+			r := t.s.reportBug("running a turn", v)
+			endText, err = "Failed: "+r.Error(), r
 		}
 	}()
 	return work(t.ctx), nil
