@@ -29,7 +29,8 @@ type run struct {
 
 // runTurn runs the rounds of one turn until the model answers without tool
 // calls, the turn is cancelled, or it fails.
-func (a *Agent) runTurn(ctx context.Context, sess *session, p AskParams) AskResult {
+func (a *Agent) runTurn(ctx context.Context, sess *session, p AskParams) (res AskResult) {
+	defer a.recoverTurn(&res) // a bug (a panic) fails the turn, not the agent: bug.go
 	r := &run{h: a, sess: sess, tools: a.tools}
 	r.env = a.toolEnv(sess, true)
 	prompt := taskPrompt(p)
