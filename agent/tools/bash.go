@@ -103,11 +103,11 @@ func (bashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin.
 	switch {
 	case run.timedOut:
 		status = fmt.Sprintf("timed out after %ds", timeout)
-		fmt.Fprintf(&b, "(timed out after %ds: the command and the processes it started were killed)\n", timeout)
+		fmt.Fprintf(&b, "(timed out after %ds: %s)\n", timeout, killedNote(run.killed, ""))
 		res.IsError = true
 	case run.cancelled:
 		status = "cancelled"
-		b.WriteString("(cancelled: the command and the processes it started were killed)\n")
+		fmt.Fprintf(&b, "(cancelled: %s)\n", killedNote(run.killed, ""))
 		res.IsError = true
 	case run.signal != "":
 		status = "killed by " + run.signal
@@ -115,6 +115,15 @@ func (bashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin.
 	default:
 		status = fmt.Sprintf("exit %d", run.exit)
 		fmt.Fprintf(&b, "(exit status %d)\n", run.exit)
+	}
+	if !run.timedOut && !run.cancelled && len(run.killed) > 0 {
+		fmt.Fprintf(&b, "(%s)\n", killedNote(run.killed, " the command left running"))
+	}
+	if run.left > 0 {
+		fmt.Fprintf(&b, "(%s could not be killed)\n", plural(run.left, "process"))
+	}
+	if run.untracked != nil {
+		fmt.Fprintf(&b, "(processes that left the command's process group could not be followed: %v)\n", run.untracked)
 	}
 	res.Text = b.String()
 	res.Summary = fmt.Sprintf("bash %s: %s, %s", short, status, plural(int(out.lines()), "line"))
@@ -156,13 +165,22 @@ type runResult struct {
 	timedOut  bool
 	cancelled bool
 	startErr  error
+	// killed names the processes killed when the command ended (the shell
+	// itself on a timeout or a cancel, and whatever it left running);
+	// left counts those still running after the sweep gave up.
+	killed []string
+	left   int
+	// untracked says why processes that left the command's group could
+	// not be followed (the subreaper could not be set), or is nil.
+	untracked error
 }
 
 // runCommand runs command with bash (sh without it) in dir, writing its
-// combined output to w. The command leads its own process group; the group
-// is killed on timeout, on cancel, and when the command exits (so no
-// background process outlives it), and so is every process that carries
-// the command's marker (killTree), such as one started with setsid.
+// combined output to w. The command leads its own process group. On
+// timeout, on cancel, and when the command exits (so no background
+// process outlives it), every process that is the command's is killed: see
+// sweep for how they are found, wherever they went (setsid, double forks,
+// nohup, daemons).
 func runCommand(ctx context.Context, dir, command string, timeout time.Duration, w io.Writer) runResult {
 	shell := "/bin/sh"
 	if p, err := exec.LookPath("bash"); err == nil {
@@ -170,6 +188,8 @@ func runCommand(ctx context.Context, dir, command string, timeout time.Duration,
 	}
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	var res runResult
+	res.untracked = becomeSubreaper()
 
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -182,11 +202,14 @@ func runCommand(ctx context.Context, dir, command string, timeout time.Duration,
 	cmd.Env = commandEnv(marker)
 	cmd.Stdout, cmd.Stderr = pw, pw // an *os.File: the child writes to it directly
 	inOwnGroup(cmd)
+	procs := prepareCommand(marker)
 	if err := cmd.Start(); err != nil {
 		pw.Close()
 		return runResult{startErr: err}
 	}
 	pw.Close() // the children hold the write end now
+	procs.track(cmd)
+	defer procs.untrack()
 
 	copied := make(chan struct{})
 	go func() {
@@ -196,13 +219,11 @@ func runCommand(ctx context.Context, dir, command string, timeout time.Duration,
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
 
-	var res runResult
 	var werr error
 	select {
 	case werr = <-waited:
 	case <-tctx.Done():
-		killTree(cmd.Process.Pid, marker) // the shell is alive: its descendants too
-		killGroup(cmd)
+		procs.sweep() // the shell is alive: it is swept with the rest
 		werr = <-waited
 		if ctx.Err() != nil {
 			res.cancelled = true
@@ -210,12 +231,13 @@ func runCommand(ctx context.Context, dir, command string, timeout time.Duration,
 			res.timedOut = true
 		}
 	}
-	killGroup(cmd)      // background processes left behind
-	killTree(0, marker) // and those that left the group (setsid, daemons)
+	res.left = procs.sweep() // what was left running, or escaped a first sweep
+	killGroup(cmd)
+	res.killed = procs.killed
 	select {
 	case <-copied:
 	case <-time.After(bashGrace):
-		pr.Close() // a process escaped the group and holds the pipe
+		pr.Close() // a process escaped the sweep and holds the pipe
 		<-copied
 	}
 
@@ -232,4 +254,26 @@ func runCommand(ctx context.Context, dir, command string, timeout time.Duration,
 		res.signal = werr.Error()
 	}
 	return res
+}
+
+// killedNote says which processes were killed, "killed 3 processes:
+// bash, sleep ×2", with which after the count, or that none was left.
+func killedNote(names []string, which string) string {
+	if len(names) == 0 {
+		return "no process of the command was left to kill"
+	}
+	count := map[string]int{}
+	var order []string
+	for _, n := range names {
+		if count[n] == 0 {
+			order = append(order, n)
+		}
+		count[n]++
+	}
+	for i, n := range order {
+		if count[n] > 1 {
+			order[i] = fmt.Sprintf("%s ×%d", n, count[n])
+		}
+	}
+	return fmt.Sprintf("killed %s%s: %s", plural(len(names), "process"), which, strings.Join(order, ", "))
 }

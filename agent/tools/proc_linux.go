@@ -2,90 +2,267 @@ package tools
 
 import (
 	"bytes"
+	"cmp"
 	"os"
+	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
 
-// killTree kills every process that carries marker (markerVar=marker) in
-// its environment, and, when root is not 0, every descendant of the live
-// process root. A command's processes inherit the marker wherever they go
-// (a new session with setsid, a daemon's double fork), so they are found
-// after the command's own process group is gone; only a process that
-// clears its environment and leaves root's tree escapes. It scans /proc
-// until it finds none left, a bounded number of times.
-func killTree(root int, marker string) {
-	want := []byte(markerVar + "=" + marker + "\x00")
-	self := os.Getpid()
-	for range 20 {
-		victims := findTree(root, want, self)
-		if len(victims) == 0 {
-			return
-		}
-		for _, pid := range victims {
-			syscall.Kill(pid, syscall.SIGKILL)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+// How a command's processes are found on Linux.
+//
+// The server makes itself a child subreaper (PR_SET_CHILD_SUBREAPER) before
+// its first command: a process whose parent dies — the middle of a double
+// fork, the child of `setsid`, `nohup` or a daemon — is then adopted by the
+// server instead of by init, so it never leaves the server's tree.
+//
+// When a command ends, times out or is cancelled, sweep kills every process
+// that is the command's, by this rule, and repeats until none is left:
+//
+//   - a descendant of the command's shell, while the shell lives;
+//   - a member of the command's process group (its pgid is the shell's pid,
+//     which the kernel does not reuse while the group has a member);
+//   - a process started after the shell whose environment carries the
+//     command's marker (markerVar), wherever it went;
+//   - an orphan the server adopted — its parent is now the server — that
+//     started after the shell, was not the server's child before the
+//     command started, is outside the server's own process group and is
+//     no other running command's (its shell, group or marker);
+//   - and every descendant of those.
+//
+// The server's own children (ripgrep, language servers, engines it starts)
+// stay in its process group or were its children before the command, so
+// they are never swept. What the rule cannot tell apart: a process the server
+// itself starts in a group of its own while a command runs, and a process
+// another running command detaches with a cleared environment at the same
+// time; the server does neither. A process the command has another daemon
+// start for it (`systemd-run`, `docker run`) is not its descendant and is
+// not found.
+//
+// Adopted orphans the sweep kills are reaped by pid (never wait(-1), which
+// would take an exit status from os/exec).
+
+var subreaper struct {
+	once sync.Once
+	err  error
 }
 
-// findTree lists the live processes killTree is after.
-func findTree(root int, want []byte, self int) []int {
-	entries, err := os.ReadDir("/proc")
+// prSetChildSubreaper is PR_SET_CHILD_SUBREAPER of prctl(2).
+const prSetChildSubreaper = 36
+
+// becomeSubreaper makes this process a child subreaper, once.
+func becomeSubreaper() error {
+	subreaper.once.Do(func() {
+		if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); e != 0 {
+			subreaper.err = e
+		}
+	})
+	return subreaper.err
+}
+
+// procInfo is what /proc/PID/stat says of a process.
+type procInfo struct {
+	pid, ppid, pgid int
+	state           byte
+	start           uint64 // clock ticks after boot
+	comm            string
+}
+
+// readProc reads /proc/PID/stat.
+func readProc(pid int) (procInfo, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return nil
+		return procInfo{}, false
 	}
-	children := map[int][]int{}
-	var out []int
-	seen := map[int]bool{}
+	i, j := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+	if i < 0 || j < i {
+		return procInfo{}, false
+	}
+	f := strings.Fields(string(b[j+1:]))
+	// state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt
+	// cmajflt utime stime cutime cstime priority nice num_threads
+	// itrealvalue starttime
+	if len(f) < 20 || len(f[0]) != 1 {
+		return procInfo{}, false
+	}
+	p := procInfo{pid: pid, state: f[0][0], comm: string(b[i+1 : j])}
+	var e1, e2, e3 error
+	p.ppid, e1 = strconv.Atoi(f[1])
+	p.pgid, e2 = strconv.Atoi(f[2])
+	p.start, e3 = strconv.ParseUint(f[19], 10, 64)
+	return p, e1 == nil && e2 == nil && e3 == nil
+}
+
+// procTable is a snapshot of the processes this user can see.
+type procTable struct {
+	procs    map[int]procInfo
+	children map[int][]int
+}
+
+func snapshot() procTable {
+	t := procTable{procs: map[int]procInfo{}, children: map[int][]int{}}
+	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == self {
+		if err != nil {
 			continue
 		}
-		ppid, state, ok := procStat(pid)
-		if !ok || state == 'Z' || state == 'X' {
-			continue
-		}
-		if root != 0 {
-			children[ppid] = append(children[ppid], pid)
-		}
-		if env, err := os.ReadFile("/proc/" + e.Name() + "/environ"); err == nil && bytes.Contains(env, want) {
-			out = append(out, pid)
-			seen[pid] = true
+		if p, ok := readProc(pid); ok {
+			t.procs[pid] = p
+			t.children[p.ppid] = append(t.children[p.ppid], pid)
 		}
 	}
-	if root != 0 {
-		queue := []int{root}
-		for len(queue) > 0 {
-			p := queue[0]
-			queue = queue[1:]
-			if !seen[p] {
-				seen[p] = true
-				out = append(out, p)
+	return t
+}
+
+func hasMarker(pid int, marker string) bool {
+	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	return err == nil && bytes.Contains(env, []byte(markerVar+"="+marker+"\x00"))
+}
+
+// commandProcs identifies one running command's processes.
+type commandProcs struct {
+	shell  int
+	marker string
+	start  uint64 // the shell's start time
+	killed []string
+	seen   map[int]bool // counted in killed
+	before map[int]bool // the server's children before the command started
+}
+
+// live are the commands running in this process, so that one command's
+// sweep leaves the others' processes alone.
+var live struct {
+	sync.Mutex
+	cmds map[*commandProcs]bool
+}
+
+// prepareCommand readies the tracking of a command whose processes carry
+// marker, before it starts: the server's children now are not the
+// command's.
+func prepareCommand(marker string) *commandProcs {
+	c := &commandProcs{marker: marker, seen: map[int]bool{}, before: map[int]bool{}}
+	self := os.Getpid()
+	for _, pid := range snapshot().children[self] {
+		c.before[pid] = true
+	}
+	return c
+}
+
+// track starts tracking the started command.
+func (c *commandProcs) track(cmd *exec.Cmd) {
+	c.shell = cmd.Process.Pid
+	if p, ok := readProc(c.shell); ok {
+		c.start = p.start
+	}
+	live.Lock()
+	if live.cmds == nil {
+		live.cmds = map[*commandProcs]bool{}
+	}
+	live.cmds[c] = true
+	live.Unlock()
+}
+
+// untrack ends the tracking of c, after its last sweep.
+func (c *commandProcs) untrack() {
+	live.Lock()
+	delete(live.cmds, c)
+	live.Unlock()
+}
+
+// others says whether p belongs to another running command.
+func (c *commandProcs) others(p procInfo) bool {
+	live.Lock()
+	defer live.Unlock()
+	for o := range live.cmds {
+		if o != c && (p.pid == o.shell || p.pgid == o.shell || hasMarker(p.pid, o.marker)) {
+			return true
+		}
+	}
+	return false
+}
+
+// owns says whether p is c's by the rule above (its descendants are added
+// by find).
+func (c *commandProcs) owns(p procInfo, self, selfGroup int) bool {
+	switch {
+	case p.start < c.start:
+		return false
+	case p.pid == c.shell, p.pgid == c.shell:
+		return true
+	case hasMarker(p.pid, c.marker):
+		return true
+	}
+	return p.ppid == self && p.pgid != selfGroup && !c.before[p.pid] && !c.others(p)
+}
+
+// find lists c's processes in t, zombies included.
+func (c *commandProcs) find(t procTable) []procInfo {
+	self, selfGroup := os.Getpid(), syscall.Getpgrp()
+	mine := map[int]bool{}
+	var queue []int
+	for pid, p := range t.procs {
+		if pid != self && c.owns(p, self, selfGroup) {
+			mine[pid] = true
+			queue = append(queue, pid)
+		}
+	}
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		for _, ch := range t.children[pid] {
+			if !mine[ch] && ch != self {
+				mine[ch] = true
+				queue = append(queue, ch)
 			}
-			queue = append(queue, children[p]...)
 		}
 	}
+	out := make([]procInfo, 0, len(mine))
+	for pid := range mine {
+		out = append(out, t.procs[pid])
+	}
+	slices.SortFunc(out, func(a, b procInfo) int { return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.pid, b.pid)) })
 	return out
 }
 
-// procStat reads a process's parent and state from /proc/PID/stat.
-func procStat(pid int) (ppid int, state byte, ok bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, 0, false
+// sweep kills c's processes until none is left, reaping the orphans the
+// server adopted (never the shell, which os/exec waits for), and adds the
+// names of those it killed to c.killed. It gives up after a bounded
+// number of rounds; left is how many were still there.
+func (c *commandProcs) sweep() (left int) {
+	self := os.Getpid()
+	for round := 0; round < 200; round++ {
+		procs := c.find(snapshot())
+		running, zombies := 0, 0
+		for _, p := range procs {
+			if p.state == 'Z' || p.state == 'X' {
+				if p.ppid == self && p.pid != c.shell {
+					var ws syscall.WaitStatus
+					syscall.Wait4(p.pid, &ws, syscall.WNOHANG, nil)
+				}
+				zombies++
+				continue
+			}
+			running++
+			if syscall.Kill(p.pid, syscall.SIGKILL) == nil && !c.seen[p.pid] {
+				c.seen[p.pid] = true
+				c.killed = append(c.killed, p.comm)
+			}
+		}
+		if running == 0 && zombies == 0 {
+			return 0
+		}
+		left = running
+		if running == 0 && round > 20 {
+			// Zombies another process must reap (the shell's, a
+			// process's that is not ours): they run nothing.
+			return 0
+		}
+		time.Sleep(2 * time.Millisecond)
 	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, 0, false
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 2 || len(f[0]) != 1 {
-		return 0, 0, false
-	}
-	ppid, err = strconv.Atoi(f[1])
-	return ppid, f[0][0], err == nil
+	return left
 }

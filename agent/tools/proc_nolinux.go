@@ -2,6 +2,27 @@
 
 package tools
 
-// killTree does nothing without /proc: a command's processes that left its
-// process group (setsid, a daemon's double fork) are not found.
-func killTree(root int, marker string) {}
+import "os/exec"
+
+// Without /proc a command's processes are its process group: those that
+// leave it (setsid, a daemon's double fork) are not found.
+
+func becomeSubreaper() error { return nil }
+
+// commandProcs is a running command.
+type commandProcs struct {
+	cmd    *exec.Cmd
+	killed []string
+}
+
+func prepareCommand(marker string) *commandProcs { return &commandProcs{} }
+
+func (c *commandProcs) track(cmd *exec.Cmd) { c.cmd = cmd }
+
+func (c *commandProcs) untrack() {}
+
+// sweep kills the command's process group; what it killed is not known.
+func (c *commandProcs) sweep() (left int) {
+	killGroup(c.cmd)
+	return 0
+}

@@ -1,41 +1,121 @@
 package tools
 
 import (
+	"context"
+	"encoding/json"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
-// TestSetsidChildrenKilled starts processes that leave the command's
-// process group (setsid, and setsid after a double fork): they are killed
-// with the command, when it ends and when it times out.
-func TestSetsidChildrenKilled(t *testing.T) {
+// detached are commands that leave a process behind outside the command's
+// process group, process tree or environment: each writes the survivor's
+// pid to the file pid, then waits or ends.
+var detached = map[string]string{
+	"setsid":             "setsid sh -c 'echo $$ > pid; exec sleep 300' >/dev/null 2>&1 & ",
+	"setsid double fork": "(setsid sh -c 'echo $$ > pid; exec sleep 300' &) ; ",
+	// A new session with a cleared environment, as daemons do: it carries
+	// no marker and leaves the tree at once.
+	"env -i setsid":     "(env -i setsid sh -c 'echo $$ > pid; exec sleep 31337' >/dev/null 2>&1 &) ; ",
+	"nohup double fork": "( (nohup sh -c 'echo $$ > pid; exec sleep 300' >/dev/null 2>&1 &) &) ; ",
+}
+
+func needDetach(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("processes that leave the group are found through /proc")
 	}
-	if _, err := exec.LookPath("setsid"); err != nil {
-		t.Skip("no setsid command")
+	for _, c := range []string{"setsid", "nohup", "env"} {
+		if _, err := exec.LookPath(c); err != nil {
+			t.Skipf("no %s command", c)
+		}
 	}
-	for name, tc := range map[string]struct {
-		command string
-		timeout int
-	}{
-		"setsid":      {command: "setsid sh -c 'echo $$ > pid; exec sleep 300' >/dev/null 2>&1 & while [ ! -s pid ]; do sleep 0.01; done; echo left"},
-		"double fork": {command: "(setsid sh -c 'echo $$ > pid; exec sleep 300' &) ; while [ ! -s pid ]; do sleep 0.01; done; echo left"},
-		"timeout":     {command: "setsid sh -c 'echo $$ > pid; exec sleep 300' & while [ ! -s pid ]; do sleep 0.01; done; sleep 300", timeout: 1},
-	} {
+}
+
+const waitPid = "while [ ! -s pid ]; do sleep 0.01; done; "
+
+// Detached processes are killed with the command when it ends, and the
+// result says so.
+func TestDetachedKilledAtExit(t *testing.T) {
+	needDetach(t)
+	for name, start := range detached {
 		t.Run(name, func(t *testing.T) {
 			root := workspace(t, nil)
-			args := map[string]any{"command": tc.command}
-			if tc.timeout > 0 {
-				args["timeout_s"] = tc.timeout
-			}
-			res := run(t, newEnv(t, root, &approver{}), "bash", jsonArgs(t, args))
-			if tc.timeout == 0 && (res.IsError || res.Text != "left\n(exit status 0)\n") {
+			res := run(t, newEnv(t, root, &approver{}), "bash", jsonArgs(t, map[string]any{"command": start + waitPid + "echo left"}))
+			if res.IsError || !strings.HasPrefix(res.Text, "left\n(exit status 0)\n(killed 1 process the command left running: sleep)") {
 				t.Errorf("%+v", res)
 			}
-			waitDead(t, pidFrom(t, filepath.Join(root, "pid")), "a process in a new session after the command")
+			waitDead(t, pidFrom(t, filepath.Join(root, "pid")), "a detached process after the command")
 		})
+	}
+}
+
+// Detached processes are killed when the command times out.
+func TestDetachedKilledAtTimeout(t *testing.T) {
+	needDetach(t)
+	for name, start := range detached {
+		t.Run(name, func(t *testing.T) {
+			root := workspace(t, nil)
+			res := run(t, newEnv(t, root, &approver{}), "bash", jsonArgs(t, map[string]any{"command": start + waitPid + "sleep 300", "timeout_s": 1}))
+			if !res.IsError || !strings.HasPrefix(res.Text, "(no output)\n(timed out after 1s: killed 2 processes: sleep ×2)") {
+				t.Errorf("%+v", res)
+			}
+			waitDead(t, pidFrom(t, filepath.Join(root, "pid")), "a detached process after a timeout")
+		})
+	}
+}
+
+// Detached processes are killed when the call is cancelled.
+func TestDetachedKilledAtCancel(t *testing.T) {
+	needDetach(t)
+	for name, start := range detached {
+		t.Run(name, func(t *testing.T) {
+			root := workspace(t, nil)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := make(chan ctxwin.Result, 1)
+			go func() {
+				args := jsonArgs(t, map[string]any{"command": start + waitPid + "sleep 300"})
+				res, _ := Call(ctx, newEnv(t, root, &approver{}), All(), "bash", json.RawMessage(args))
+				done <- res
+			}()
+			pid := pidFrom(t, filepath.Join(root, "pid"))
+			cancel()
+			var res ctxwin.Result
+			select {
+			case res = <-done:
+			case <-time.After(30 * time.Second): // hang guard
+				t.Fatal("bash did not return after cancel")
+			}
+			if !res.IsError || !regexp.MustCompile(`\(cancelled: killed \d processes: .*sleep`).MatchString(res.Text) {
+				t.Errorf("%+v", res)
+			}
+			waitDead(t, pid, "a detached process after cancel")
+		})
+	}
+}
+
+// A command's sweep leaves the server's own children alone: one it
+// started before the command, in its own process group, keeps running.
+func TestSweepSparesOwnChildren(t *testing.T) {
+	needDetach(t)
+	own := exec.Command("sleep", "300")
+	inOwnGroup(own)
+	if err := own.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { own.Process.Kill(); own.Wait() }()
+	root := workspace(t, nil)
+	res := run(t, newEnv(t, root, &approver{}), "bash", jsonArgs(t, map[string]any{"command": detached["env -i setsid"] + waitPid + "echo left"}))
+	if !strings.Contains(res.Text, "(killed 1 process the command left running: sleep)") {
+		t.Errorf("%+v", res)
+	}
+	if !alive(own.Process.Pid) {
+		t.Error("the sweep killed a child the server started itself")
 	}
 }
