@@ -24,7 +24,9 @@ import (
 // resume cuts a torn or garbage tail (a crash mid-write, a full disk) back
 // to the last whole record before anything is appended, keeping the cut
 // bytes in a file beside it; a write that fails is taken back the same way
-// and retried at the next sync. One process owns a log at a time: it holds
+// and retried at the next sync. A line that is not a record in the middle
+// of the log costs that line alone: it is skipped, copied beside the log
+// and blanked in it, and the records after it are read. One process owns a log at a time: it holds
 // an exclusive flock on it while it is open.
 
 // Record kinds.
@@ -284,18 +286,30 @@ func (b *badRecord) Error() string {
 	return fmt.Sprintf("record %d (byte %d): %v", b.N, b.Off, b.Err)
 }
 
+// skippedLine is a line in the middle of a log that is not a record
+// (garbage): the records after it are read, and it is skipped.
+type skippedLine struct {
+	Line int   // 1-based line number
+	Off  int64 // byte offset where it starts
+	Len  int   // bytes, with its newline
+	Err  error
+}
+
 // readRecords reads the whole records of the first size bytes of r. ends[i]
-// is the offset just past record i. It stops at the first line that is not
-// a whole JSON record (a torn write, garbage) and says where in bad; a last
-// record whose newline is missing is whole when its JSON is.
-func readRecords(r io.ReaderAt, size int64) (recs []record, ends []int64, bad *badRecord, err error) {
+// is the offset just past record i. A line that is not a whole JSON record
+// (a torn write, garbage) is skipped when a record follows it (skipped);
+// the lines after the last record that are not records are a broken tail,
+// and bad says where it starts. A last record whose newline is missing is
+// whole when its JSON is. Blank lines (skipped lines blanked by
+// blankSkipped) are nothing.
+func readRecords(r io.ReaderAt, size int64) (recs []record, ends []int64, skipped []skippedLine, bad *badRecord, err error) {
 	br := bufio.NewReaderSize(io.NewSectionReader(r, 0, size), 1<<20)
 	var off int64
-	for {
+	var pending []skippedLine // bad lines not yet followed by a record
+	for n := 1; ; n++ {
 		line, rerr := br.ReadBytes('\n')
-		if len(line) > 0 {
+		if body := bytes.TrimRight(line, "\r\n"); len(line) > 0 && len(bytes.TrimSpace(body)) > 0 {
 			var rec record
-			body := bytes.TrimRight(line, "\r\n")
 			if jerr := json.Unmarshal(body, &rec); jerr != nil || rec.Kind == "" {
 				if jerr == nil {
 					jerr = errors.New("no record kind")
@@ -303,24 +317,59 @@ func readRecords(r io.ReaderAt, size int64) (recs []record, ends []int64, bad *b
 				if line[len(line)-1] != '\n' {
 					jerr = fmt.Errorf("a partial record (the log ends mid-write): %w", jerr)
 				}
-				return recs, ends, &badRecord{N: len(recs) + 1, Off: off, Err: jerr}, nil
+				pending = append(pending, skippedLine{Line: n, Off: off, Len: len(line), Err: jerr})
+			} else {
+				skipped = append(skipped, pending...)
+				pending = nil
+				recs = append(recs, rec)
+				ends = append(ends, off+int64(len(line)))
 			}
-			off += int64(len(line))
-			recs = append(recs, rec)
-			ends = append(ends, off)
 		}
+		off += int64(len(line))
 		if errors.Is(rerr, io.EOF) {
-			return recs, ends, nil, nil
+			break
 		}
 		if rerr != nil {
-			return recs, ends, nil, rerr
+			return recs, ends, skipped, nil, rerr
 		}
 	}
+	if len(pending) > 0 {
+		bad = &badRecord{N: len(recs) + 1, Off: pending[0].Off, Err: pending[0].Err}
+	}
+	return recs, ends, skipped, bad, nil
+}
+
+// setAside copies the skipped lines of the log to a file beside it (whose
+// path it returns) and blanks them in the log (spaces, the newline kept),
+// so that the log reads the same without them and a later resume does not
+// meet them again.
+func (l *sessionLog) setAside(skipped []skippedLine) (kept string, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var all []byte
+	for _, s := range skipped {
+		b := make([]byte, s.Len)
+		if _, err := l.f.ReadAt(b, s.Off); err != nil && !errors.Is(err, io.EOF) {
+			return "", fmt.Errorf("reading %s: %w", l.path, err)
+		}
+		all = append(all, b...)
+	}
+	kept = fmt.Sprintf("%s.skipped-%s", l.path, time.Now().UTC().Format("20060102-150405.000000000"))
+	if err := writeSynced(kept, all); err != nil {
+		return "", fmt.Errorf("keeping the skipped lines of %s: %w", l.path, err)
+	}
+	for _, s := range skipped {
+		blank := bytes.Repeat([]byte{' '}, s.Len-1)
+		if _, err := l.f.WriteAt(blank, s.Off); err != nil {
+			return kept, fmt.Errorf("blanking a skipped line of %s: %w", l.path, err)
+		}
+	}
+	return kept, l.f.Sync()
 }
 
 // readLog reads every whole record of a log file up to size bytes (-1: the
-// whole file), for a reader that does not own it. A broken tail is left
-// out.
+// whole file), for a reader that does not own it. Lines that are not
+// records are left out.
 func readLog(path string, size int64) ([]record, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -334,7 +383,7 @@ func readLog(path string, size int64) ([]record, error) {
 		}
 		size = fi.Size()
 	}
-	recs, _, _, err := readRecords(f, size)
+	recs, _, _, _, err := readRecords(f, size)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -257,17 +257,76 @@ func TestTornWritesNeverLoseARound(t *testing.T) {
 	}
 }
 
-// TestBadRecordMidLog breaks a record in the middle of a log, once as
-// garbage and once as JSON that does not fit the history: the session
-// resumes from the records before it, says where the log broke, and keeps
-// the rest beside the log.
+// TestGarbageLineMidLog replaces a record in the middle of a log with
+// garbage: the session resumes with every other record, says how many
+// lines it skipped, keeps the garbage beside the log and blanks it there,
+// so that the next resume meets it no more.
+func TestGarbageLineMidLog(t *testing.T) {
+	r, orig := scriptedSession(t)
+	ends := lineEnds(orig)
+	mid := len(ends) / 2
+	start, end := ends[mid-1], ends[mid]
+	garbage := []byte("not a record\n")
+	mangled := append(append(append([]byte{}, orig[:start]...), garbage...), orig[end:]...)
+	col := &collector{shrinkBefore: map[int]bool{}}
+	c := r.withLog(t, mangled)
+	c.ev = col
+	a := c.start()
+	if res := a.Ask(context.Background(), agent.AskParams{Prompt: "RESUME after the garbage"}); res.Status != agent.AskDone {
+		t.Errorf("ask after the garbage: %+v", res)
+	}
+	a.Close()
+	want := fmt.Sprintf("skipped 1 line(s) of its log that are not records (the first: line %d, byte %d: ", mid+1, start)
+	found := false
+	for _, n := range col.notices {
+		if n.Level == agent.LevelWarning && strings.Contains(n.Text, want) && strings.Contains(n.Text, ".skipped-") {
+			found = true
+		}
+		if strings.Contains(n.Text, ".cut-") {
+			t.Errorf("a cut after garbage mid-log: %s", n.Text)
+		}
+	}
+	if !found {
+		t.Errorf("no warning saying %q and where the line is kept: %+v", want, col.notices)
+	}
+	path := onlyLog(t, c.state)
+	after, _ := os.ReadFile(path)
+	blanked := append(append(append([]byte{}, orig[:start]...), bytes.Repeat([]byte(" "), len(garbage)-1)...), '\n')
+	blanked = append(blanked, orig[end:]...)
+	if !bytes.HasPrefix(after, blanked) || !bytes.Contains(after[len(blanked):], []byte("RESUME after the garbage")) {
+		t.Error("the log is not the records with the garbage blanked, followed by the new turn")
+	}
+	if cuts, _ := filepath.Glob(path + ".cut-*"); len(cuts) != 0 {
+		t.Errorf("cut files %v", cuts)
+	}
+	kept, _ := filepath.Glob(path + ".skipped-*")
+	if len(kept) != 1 {
+		t.Fatalf("%d skipped files", len(kept))
+	}
+	if b, _ := os.ReadFile(kept[0]); !bytes.Equal(b, garbage) {
+		t.Errorf("the skipped file holds %q", b)
+	}
+	// A second resume reads the blanked line as nothing.
+	col2 := &collector{shrinkBefore: map[int]bool{}}
+	c.ev = col2
+	a = c.start()
+	a.Close()
+	for _, n := range col2.notices {
+		if strings.Contains(n.Text, "skipped") {
+			t.Errorf("the second resume: %s", n.Text)
+		}
+	}
+}
+
+// TestBadRecordMidLog breaks a record in the middle of a log with JSON
+// that does not fit the history: the session resumes from the records
+// before it, says where the log broke, and keeps the rest beside the log.
 func TestBadRecordMidLog(t *testing.T) {
 	r, orig := scriptedSession(t)
 	ends := lineEnds(orig)
 	mid := len(ends) / 2
 	start, end := ends[mid-1], ends[mid] // record mid+1, 1-based
 	for name, bad := range map[string][]byte{
-		"garbage":   []byte("not a record\n"),
 		"unfitting": []byte(`{"t":"round","reply":{"role":"assistant","toolCalls":[{"id":"x","name":"read","arguments":"{}"}]}}` + "\n"),
 	} {
 		t.Run(name, func(t *testing.T) {

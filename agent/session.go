@@ -149,11 +149,12 @@ var errNoSession = errors.New("no session to resume in this workspace")
 // window wins over the log's), possibly nothing. It returns errLogBusy
 // when another process owns the session.
 //
-// Nothing the log holds is thrown away. A torn or garbage tail, or a
-// record that cannot be replayed, ends the replay there: the session
-// resumes from every record before it, the log is cut back to them (the
-// bytes cut are kept beside it) before anything is appended, and note says
-// what happened for the user.
+// Nothing the log holds is thrown away. A line in the middle that is not a
+// record is skipped (copied beside the log and blanked in it). A torn or
+// garbage tail, or a record that cannot be replayed, ends the replay
+// there: the session resumes from every record before it, the log is cut
+// back to them (the bytes cut are kept beside it) before anything is
+// appended. note says what happened for the user.
 func (a *Agent) resumeSession(info llm.ModelInfo) (sess *session, note string, err error) {
 	dir := sessionsDir(a.stateDir, a.opts.Workspace.Root())
 	id, err := os.ReadFile(filepath.Join(dir, "last"))
@@ -174,7 +175,7 @@ func (a *Agent) resumeSession(info llm.ModelInfo) (sess *session, note string, e
 		}
 	}()
 	l.fault = a.faultHook()
-	recs, ends, bad, err := readRecords(l.f, l.size)
+	recs, ends, skipped, bad, err := readRecords(l.f, l.size)
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w", path, err)
 	}
@@ -218,6 +219,9 @@ func (a *Agent) resumeSession(info llm.ModelInfo) (sess *session, note string, e
 		if kept != "" {
 			note += "; the rest of the log is kept in " + kept
 		}
+	}
+	if n := skippedBefore(skipped, ends[good-1]); n > 0 {
+		note = joinNotes(note, skippedNote(sess.id, l, skipped[:n]))
 	}
 	return sess, note, nil
 }
@@ -285,4 +289,36 @@ func (s *session) logState() error {
 func (s *session) setWindow(tokens int, source string) {
 	s.m.SetWindow(tokens)
 	s.info.Window, s.info.WindowSource = tokens, source
+}
+
+// skippedBefore counts the skipped lines before off (those after it were
+// cut with the tail).
+func skippedBefore(skipped []skippedLine, off int64) int {
+	n := 0
+	for n < len(skipped) && skipped[n].Off < off {
+		n++
+	}
+	return n
+}
+
+// skippedNote sets the skipped lines aside and says so.
+func skippedNote(id string, l *sessionLog, skipped []skippedLine) string {
+	s := skipped[0]
+	note := fmt.Sprintf("Session %s skipped %d line(s) of its log that are not records (the first: line %d, byte %d: %v); the records after them were resumed",
+		id, len(skipped), s.Line, s.Off, s.Err)
+	kept, err := l.setAside(skipped)
+	switch {
+	case err != nil:
+		note += fmt.Sprintf("; setting them aside failed: %v", err)
+	case kept != "":
+		note += "; they are kept in " + kept
+	}
+	return note
+}
+
+func joinNotes(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + ". " + b
 }
