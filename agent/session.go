@@ -26,9 +26,12 @@ type session struct {
 	id   string
 	root string
 	dir  string // the workspace's sessions directory
-	m    *ctxwin.Manager
-	log  *sessionLog
-	info llm.ModelInfo
+	// results, when set, is where the session's tools save long results
+	// (resultsDir says where by default).
+	results string
+	m       *ctxwin.Manager
+	log     *sessionLog
+	info    llm.ModelInfo
 	// gen is the generation of the agent's settings and model info the
 	// manager was last brought up to date with (see Agent.applyChanges).
 	gen int
@@ -113,6 +116,9 @@ func (a *Agent) newSession(info llm.ModelInfo) (*session, error) {
 	if err == nil {
 		err = sess.markLast()
 	}
+	if err == nil {
+		pruneResults(dir)
+	}
 	if err != nil {
 		l.close()
 		os.Remove(l.path)
@@ -129,6 +135,35 @@ func (s *session) markLast() error {
 		return nil
 	}
 	return atomicfile.Write(path, []byte(s.id+"\n"))
+}
+
+// resultsDir is where the session's long results are saved for paging
+// (bash, grep, glob and fetch_url output cut to fit): beside its log,
+// kept as long as the log, so that a resumed session can still read them.
+func (s *session) resultsDir() string {
+	switch {
+	case s.results != "":
+		return s.results
+	case s.dir == "" || s.id == "":
+		return ""
+	}
+	return filepath.Join(s.dir, s.id+resultsSuffix)
+}
+
+const resultsSuffix = ".results"
+
+// pruneResults removes the results directories of the sessions under dir
+// whose logs were deleted: a session's saved results go with it. A log is
+// created before its results directory, so a live session's is never
+// taken.
+func pruneResults(dir string) {
+	matches, _ := filepath.Glob(filepath.Join(dir, "*"+resultsSuffix))
+	for _, m := range matches {
+		log := strings.TrimSuffix(m, resultsSuffix) + ".jsonl"
+		if _, err := os.Lstat(log); errors.Is(err, os.ErrNotExist) {
+			os.RemoveAll(m)
+		}
+	}
 }
 
 // newManager applies the settings to a fresh manager.
@@ -209,6 +244,7 @@ func (a *Agent) resumeSession(info llm.ModelInfo) (sess *session, note string, e
 		sess.setWindow(info.Window, sess.info.WindowSource)
 	}
 	sess.m.Restored()
+	pruneResults(dir)
 	kept, err := l.cut(ends[good-1])
 	if err != nil {
 		return nil, "", err

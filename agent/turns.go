@@ -47,7 +47,10 @@ func (a *Agent) toolEnv(sess *session, subagents bool) *tools.Env {
 		Files:    a.opts.Workspace,
 		Approve:  a.appr.approve,
 		WouldAsk: a.appr.wouldAsk,
-		TempDir:  a.tempDir,
+		TempDir:  sess.resultsDir(),
+	}
+	if env.TempDir == "" {
+		env.TempDir = a.tempDir
 	}
 	if subagents {
 		env.Subagent = func(ctx context.Context, task string) (string, error) { return a.subagent(ctx, sess, task) }
@@ -72,7 +75,7 @@ func (a *Agent) subagent(ctx context.Context, parent *session, task string) (str
 		}
 	}
 	system := subagentPrompt + fmt.Sprintf("\n\nEnvironment: the workspace root is %s. Paths are relative to it.", parent.root)
-	child := &session{id: parent.id + "/sub", root: parent.root, info: parent.info, tally: parent.tally, subagent: true}
+	child := &session{id: parent.id + "/sub", root: parent.root, dir: parent.dir, results: parent.resultsDir(), info: parent.info, tally: parent.tally, subagent: true}
 	child.m = a.newManager(ctxwin.NewHistory(system, tools.Specs(ts)), parent.info)
 	child.m.StartTurn(task)
 	r := &run{h: a, sess: child, tools: ts}

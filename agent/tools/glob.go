@@ -78,6 +78,7 @@ func (globTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin.
 		return ctxwin.Result{Kind: ctxwin.KindGlob, Text: text + "\n", Summary: summary, Query: pattern}, nil
 	}
 	out := newOutput(env, "glob")
+	out.saveBytes = GlobSaveBytes
 	for _, n := range names {
 		fmt.Fprintln(out, n)
 	}

@@ -7,11 +7,13 @@ import (
 	"os"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
 // Limits of long results (bash, grep, glob, fetch_url).
 //
-// A result longer than SaveBytes or SaveLines is saved whole to a temp file
+// A result longer than SaveBytes or SaveLines is saved whole to a file
 // under Env.TempDir (Result.SavedTo), so the model can page through it with
 // read. Its Text keeps at most TextHead bytes of the start and TextTail of
 // the end, cut at line boundaries, with a marker between them naming the
@@ -20,8 +22,13 @@ import (
 const (
 	SaveBytes = 16 << 10
 	SaveLines = 500
-	TextHead  = 128 << 10
-	TextTail  = 128 << 10
+	// GlobSaveBytes is glob's SaveBytes: a list of paths longer than this
+	// may be cut to fit the window (ctxwin.SmallResult tokens are never
+	// cut; a path is seldom under 2 bytes a token), and a cut list is
+	// paged through its file.
+	GlobSaveBytes = ctxwin.SmallResult * 2
+	TextHead      = 128 << 10
+	TextTail      = 128 << 10
 )
 
 // output collects a long result with bounded memory: the first TextHead
@@ -32,6 +39,9 @@ const (
 type output struct {
 	dir    string // where the temp file goes; "" means not saved
 	prefix string // temp file name prefix, e.g. "bash"
+	// saveBytes is the size past which the output is saved: SaveBytes
+	// unless the tool lowers it (never above SaveBytes).
+	saveBytes int64
 
 	head  []byte
 	tail  ring
@@ -45,7 +55,7 @@ type output struct {
 }
 
 func newOutput(env *Env, prefix string) *output {
-	return &output{dir: env.TempDir, prefix: prefix, head: make([]byte, 0, 4096), tail: ring{size: TextTail}}
+	return &output{dir: env.TempDir, prefix: prefix, saveBytes: SaveBytes, head: make([]byte, 0, 4096), tail: ring{size: TextTail}}
 }
 
 // Write implements io.Writer.
@@ -58,8 +68,8 @@ func (o *output) Write(p []byte) (int, error) {
 	o.total += int64(len(p))
 	o.nl += int64(bytes.Count(p, []byte{'\n'}))
 	o.last = p[len(p)-1]
-	if o.file == nil && o.saveErr == nil && (o.total > SaveBytes || o.nl > SaveLines) {
-		// Everything so far fits in head (prev ≤ SaveBytes < TextHead).
+	if o.file == nil && o.saveErr == nil && (o.total > o.saveBytes || o.nl > SaveLines) {
+		// Everything so far fits in head (prev ≤ saveBytes ≤ SaveBytes < TextHead).
 		o.startFile(prev)
 	}
 	if o.file != nil {

@@ -266,3 +266,21 @@ func TestGlobPatterns(t *testing.T) {
 		}
 	}
 }
+
+// A list short of the save limits of bash but long enough to be cut to
+// fit the window is saved, so that a cut list can be paged.
+func TestGlobListOverTheCutLimitSaved(t *testing.T) {
+	files := map[string]string{}
+	for i := range 60 {
+		files[fmt.Sprintf("pkg/file%03d.go", i)] = ""
+	}
+	root := workspace(t, files)
+	res := run(t, newEnv(t, root, &approver{}), "glob", `{"pattern":"**/*.go"}`)
+	if len(res.Text) >= SaveBytes || res.SavedTo == "" || readFile(t, res.SavedTo) != res.Text {
+		t.Fatalf("%d bytes, saved to %q", len(res.Text), res.SavedTo)
+	}
+	short := run(t, newEnv(t, root, &approver{}), "glob", `{"pattern":"pkg/file00*.go"}`)
+	if short.SavedTo != "" {
+		t.Errorf("a list of 10 saved to %s", short.SavedTo)
+	}
+}

@@ -27,7 +27,7 @@ type Tool interface {
 // cut to fit the window — the agent cuts, not the tool — IsError for an
 // error the model can fix, the Summary a shed collapses to, the Path and
 // line range of a read, write or edit, the whole file a read read in
-// Source for its outline, SavedTo for a long output's temp file, the URL or
+// Source for its outline, SavedTo for the file holding a long output, the URL or
 // Query); the agent adds CallID, Tool and Task.
 
 // Env is what tools may touch. The agent builds one per session.
@@ -43,8 +43,9 @@ type Env struct {
 	// (rather than allowed by the approve setting or for the session); nil
 	// means it would.
 	WouldAsk func(kind string) bool
-	// TempDir is where long outputs are saved; it must be readable by the
-	// read tool (the agent allows paths under it).
+	// TempDir is where long outputs are saved: the agent gives each session
+	// a directory beside its log, kept as long as the session. Read-only
+	// tools may read under it without approval.
 	TempDir string
 	// Subagent runs a child session on task and returns its report.
 	Subagent func(ctx context.Context, task string) (string, error)
