@@ -45,6 +45,9 @@ func (fetchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin
 		return errResult(ctxwin.KindFetch, "%v", err), nil
 	}
 	target := u.String()
+	if why := env.hostRefused(u); why != "" {
+		return errResult(ctxwin.KindFetch, "%v", &hopRefused{to: u.Redacted(), why: why}), nil
+	}
 	if !env.approve(ctx, approval.Request{Tool: NameFetchURL, Kind: "fetch", Summary: "fetch " + target, Detail: target}) {
 		return errResult(ctxwin.KindFetch, "fetching %s was denied by the user", target), nil
 	}
@@ -99,10 +102,15 @@ func (env *Env) fetchPage(ctx context.Context, rawURL string, u *url.URL) (fetch
 	}
 	req.Header.Set("User-Agent", "reika-lsp (coding agent; fetch_url tool)")
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,text/plain,text/markdown,application/json;q=0.9,*/*;q=0.5")
-	resp, err := env.redirectAsks(ctx, u).Do(req)
+	client, hops := env.redirectAsks(ctx, u)
+	resp, err := client.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
 			return fetchedPage{}, fmt.Errorf("fetching %s was cancelled", target)
+		}
+		var refused *hopRefused
+		if errors.As(hops.refused(err), &refused) {
+			return fetchedPage{}, refused
 		}
 		var denied *redirectDenied
 		if errors.As(err, &denied) {
@@ -199,15 +207,18 @@ type redirectDenied struct{ from, to string }
 
 func (e *redirectDenied) Error() string { return "the redirect to " + e.to + " was denied" }
 
-// redirectAsks is env's HTTP client, made to ask again before it follows
-// a redirect to a host other than the one approved (the user approved a
-// fetch of approved's host, not of wherever it sends them).
-func (env *Env) redirectAsks(ctx context.Context, approved *url.URL) *http.Client {
+// redirectAsks is env's HTTP client, made to check every redirect by the
+// rules of the first URL (fetch_guard.go) and every address it dials, and
+// to ask again before it follows a redirect to a host other than the one
+// approved (the user approved a fetch of approved's host, not of wherever
+// it sends them). hops follows where the fetch is.
+func (env *Env) redirectAsks(ctx context.Context, approved *url.URL) (*http.Client, *hops) {
 	base := env.HTTP
 	if base == nil {
 		base = http.DefaultClient
 	}
-	c := *base
+	c := env.guardedClient(base)
+	h := &hops{to: approved}
 	host := hostKey(approved)
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		if len(via) >= maxRedirects {
@@ -215,6 +226,9 @@ func (env *Env) redirectAsks(ctx context.Context, approved *url.URL) *http.Clien
 		}
 		if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
 			return fmt.Errorf("a redirect to %s, which is not http or https", req.URL.Redacted())
+		}
+		if why := env.hostRefused(req.URL); why != "" {
+			return &hopRefused{hop: len(via), from: via[len(via)-1].URL.Redacted(), to: req.URL.Redacted(), why: why}
 		}
 		if k := hostKey(req.URL); k != host && !upgrade(host, k) {
 			from, to := via[len(via)-1].URL.Redacted(), req.URL.Redacted()
@@ -224,11 +238,14 @@ func (env *Env) redirectAsks(ctx context.Context, approved *url.URL) *http.Clien
 			host = k
 		}
 		if base.CheckRedirect != nil {
-			return base.CheckRedirect(req, via)
+			if err := base.CheckRedirect(req, via); err != nil {
+				return err
+			}
 		}
+		h.n, h.from, h.to = len(via), via[len(via)-1].URL, req.URL
 		return nil
 	}
-	return &c
+	return c, h
 }
 
 // hostKey is a URL's host with its port, the default port of the scheme

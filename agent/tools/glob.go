@@ -9,7 +9,10 @@ import (
 	"io/fs"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
@@ -80,8 +83,31 @@ func (globTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin.
 	out := newOutput(env, "glob")
 	out.saveBytes = GlobSaveBytes
 	for _, n := range names {
-		fmt.Fprintln(out, n)
+		fmt.Fprintln(out, listedName(n))
 	}
 	text, saved := out.finish()
 	return ctxwin.Result{Kind: ctxwin.KindGlob, Text: text, Summary: summary, SavedTo: saved, Query: pattern}, nil
+}
+
+// listedName is how a listing prints a path: as it is, unless a control
+// character (a newline, a tab) would make the listing ambiguous, or it
+// starts with a double quote; then quoted, Go-style ("a\nb.txt"), which
+// resolve takes back.
+func listedName(name string) string {
+	if strings.ContainsFunc(name, unicode.IsControl) || strings.HasPrefix(name, `"`) || !utf8.ValidString(name) {
+		return strconv.Quote(name)
+	}
+	return name
+}
+
+// unlistName takes back listedName: a quoted path whose unquoted form
+// listedName would quote.
+func unlistName(p string) string {
+	if len(p) < 2 || p[0] != '"' || p[len(p)-1] != '"' {
+		return p
+	}
+	if u, err := strconv.Unquote(p); err == nil && listedName(u) == p {
+		return u
+	}
+	return p
 }

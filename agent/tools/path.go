@@ -29,7 +29,7 @@ type place struct {
 // the home directory and a file:// prefix is dropped). It does not ask for
 // approval: see allowRead and approveChange.
 func (env *Env) resolve(p string) (place, error) {
-	p = strings.TrimSpace(p)
+	p = unlistName(strings.TrimSpace(p))
 	p = strings.TrimPrefix(p, "file://")
 	if p == "" {
 		return place{}, errors.New("path is empty")

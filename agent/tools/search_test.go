@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -282,5 +283,23 @@ func TestGlobListOverTheCutLimitSaved(t *testing.T) {
 	short := run(t, newEnv(t, root, &approver{}), "glob", `{"pattern":"pkg/file00*.go"}`)
 	if short.SavedTo != "" {
 		t.Errorf("a list of 10 saved to %s", short.SavedTo)
+	}
+}
+
+// A name holding a control character is listed quoted, one per line,
+// and read takes the quoted name back.
+func TestGlobQuotesControlCharacters(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no such names")
+	}
+	root := workspace(t, map[string]string{"a\nb.txt": "two lines\n", "tab\there.txt": "", "plain.txt": "", `"q.txt`: ""})
+	res := run(t, newEnv(t, root, &approver{}), "glob", `{"pattern":"*.txt"}`)
+	want := `"\"q.txt"` + "\n" + `"a\nb.txt"` + "\nplain.txt\n" + `"tab\there.txt"` + "\n"
+	if res.IsError || res.Text != want {
+		t.Errorf("got %q\nwant %q", res.Text, want)
+	}
+	read := run(t, newEnv(t, root, &approver{}), "read", jsonArgs(t, map[string]any{"path": `"a\nb.txt"`}))
+	if read.IsError || !strings.Contains(read.Text, "two lines") {
+		t.Errorf("read of the quoted name: %+v", read)
 	}
 }

@@ -51,6 +51,9 @@ type Env struct {
 	Subagent func(ctx context.Context, task string) (string, error)
 	// HTTP is the client of fetch_url; nil means http.DefaultClient.
 	HTTP *http.Client
+	// FetchAllowHosts are hosts fetch_url may reach although they are,
+	// or resolve to, link-local or private addresses (fetch_guard.go).
+	FetchAllowHosts []string
 }
 
 // Files is the workspace's file access.
