@@ -22,6 +22,7 @@ type Settings struct {
 	BaseURL         string `json:"baseUrl"`
 	Model           string `json:"model"`
 	APIKeyEnv       string `json:"apiKeyEnv"`
+	APIKeyFile      string `json:"apiKeyFile"`
 	Profile         string `json:"profile"`
 	ContextWindow   int    `json:"contextWindow"`
 	MinGenTokens    int    `json:"minGenTokens"`
@@ -32,6 +33,9 @@ type Settings struct {
 	Debug           bool   `json:"debug"`
 	Approve         string `json:"approve"`
 	ModelsURL       string `json:"modelsUrl"`
+	// FetchAllowHosts are hosts, comma-separated, that fetch_url may reach
+	// although they are (or resolve to) link-local or private addresses.
+	FetchAllowHosts string `json:"fetchAllowHosts"`
 	// CacheReuse is the smallest chunk, in tokens, that llama.cpp may reuse
 	// from its cache after the first difference between two requests
 	// (n_cache_reuse): CacheReuseAuto (the setting "auto", the default)
@@ -39,8 +43,9 @@ type Settings struct {
 	// a positive number is that size. Other engines are never sent it.
 	CacheReuse int `json:"cacheReuse"`
 
-	// APIKey is the resolved key (REIKA_API_KEY, or the variable apiKeyEnv
-	// names). It is never logged, printed or marshaled.
+	// APIKey is the resolved key (the file apiKeyFile names, else the
+	// variable apiKeyEnv names, else REIKA_API_KEY). It is never logged,
+	// printed or marshaled.
 	APIKey string `json:"-"`
 	// Sources says where each non-default setting came from: "editor",
 	// "env", "profile NAME" or "default", keyed by the setting's name.
@@ -110,6 +115,8 @@ var settingsTable = []setting{
 		set: func(s *Settings, v any) (err error) { s.Model, err = stringValue("model", v); return err }},
 	{name: "apiKeyEnv", envDoc: "REIKA_API_KEY", nameDoc: "the name of a variable holding the key", def: "none", doc: "hosted endpoints; never logged",
 		set: func(s *Settings, v any) (err error) { s.APIKeyEnv, err = stringValue("apiKeyEnv", v); return err }},
+	{name: "apiKeyFile", env: "REIKA_API_KEY_FILE", nameDoc: "a file holding the key, read at startup", def: "none", doc: "keep the key out of every environment (wins over the variables)",
+		set: func(s *Settings, v any) (err error) { s.APIKeyFile, err = stringValue("apiKeyFile", v); return err }},
 	{name: "profile", env: "REIKA_PROFILE", def: "`" + DefaultProfile + "`", doc: "switch between config profiles",
 		// resolved before the layers (LoadSettings): only checked here
 		set: func(s *Settings, v any) error { _, err := stringValue("profile", v); return err }},
@@ -146,6 +153,11 @@ var settingsTable = []setting{
 		}},
 	{name: "modelsUrl", env: "REIKA_MODELS_URL", def: "`" + llm.DefaultModelsURL + "`", doc: "the catalog of hosted models' windows (never asked for local hosts)",
 		set: func(s *Settings, v any) (err error) { s.ModelsURL, err = stringValue("modelsUrl", v); return err }},
+	{name: "fetchAllowHosts", env: "REIKA_FETCH_ALLOW_HOSTS", def: "none", doc: "fetch_url must reach a private or link-local host (comma-separated names or addresses)",
+		set: func(s *Settings, v any) (err error) {
+			s.FetchAllowHosts, err = stringValue("fetchAllowHosts", v)
+			return err
+		}},
 	{name: "cacheReuse", env: "REIKA_CACHE_REUSE", def: "`auto` (8)", doc: "llama.cpp only: the smallest chunk of its cache it may shift into place after a change (`off`: none; see KV shifting)",
 		set: func(s *Settings, v any) (err error) { s.CacheReuse, err = cacheReuse(v); return err }},
 }
@@ -294,7 +306,8 @@ func (s *Settings) applyLayers(prof map[string]any, profFrom, path string, geten
 }
 
 // resolveKey reads the API key: REIKA_API_KEY, or the variable apiKeyEnv
-// names, which must then be set.
+// names, which must then be set, or, winning over both, the file
+// apiKeyFile names, which must then hold it.
 func (s *Settings) resolveKey(getenv func(string) (string, bool)) error {
 	if v, ok := getenv("REIKA_API_KEY"); ok {
 		s.APIKey = v
@@ -305,6 +318,23 @@ func (s *Settings) resolveKey(getenv func(string) (string, bool)) error {
 			return fmt.Errorf("setting apiKeyEnv names %s, which is not set", s.APIKeyEnv)
 		}
 		s.APIKey = v
+	}
+	if s.APIKeyFile != "" {
+		path := s.APIKeyFile
+		if rest, ok := strings.CutPrefix(path, "~/"); ok {
+			if home, err := os.UserHomeDir(); err == nil {
+				path = filepath.Join(home, rest)
+			}
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("setting apiKeyFile: %w", err)
+		}
+		key := strings.TrimSpace(string(b))
+		if key == "" || strings.ContainsAny(key, "\r\n") {
+			return fmt.Errorf("setting apiKeyFile: %s must hold the key alone, on one line", s.APIKeyFile)
+		}
+		s.APIKey = key
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/reika-lsp/reika-lsp/agent/llm"
 	"github.com/reika-lsp/reika-lsp/agent/tools"
@@ -51,6 +52,11 @@ func (a *Agent) toolEnv(sess *session, subagents bool) *tools.Env {
 	}
 	if env.TempDir == "" {
 		env.TempDir = a.tempDir
+	}
+	for _, h := range strings.Split(a.settings().FetchAllowHosts, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			env.FetchAllowHosts = append(env.FetchAllowHosts, h)
+		}
 	}
 	if subagents {
 		env.Subagent = func(ctx context.Context, task string) (string, error) { return a.subagent(ctx, sess, task) }

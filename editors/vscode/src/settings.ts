@@ -16,6 +16,7 @@ export const ServerSettings = [
 	{ key: 'baseUrl', kind: 'url' },
 	{ key: 'model', kind: 'string' },
 	{ key: 'apiKeyEnv', kind: 'envName' },
+	{ key: 'apiKeyFile', kind: 'string' },
 	{ key: 'profile', kind: 'string' },
 	{ key: 'contextWindow', kind: 'count' },
 	{ key: 'minGenTokens', kind: 'count' },
@@ -26,6 +27,7 @@ export const ServerSettings = [
 	{ key: 'debug', kind: 'boolean' },
 	{ key: 'approve', kind: 'approve' },
 	{ key: 'modelsUrl', kind: 'url' },
+	{ key: 'fetchAllowHosts', kind: 'string' },
 	{ key: 'cacheReuse', kind: 'cacheReuse' },
 ] as const satisfies readonly { key: string; kind: SettingKind }[];
 

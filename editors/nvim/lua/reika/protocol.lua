@@ -72,6 +72,7 @@ M.settings = {
   { name = 'baseUrl', type = 'string' },
   { name = 'model', type = 'string' },
   { name = 'apiKeyEnv', type = 'string' },
+  { name = 'apiKeyFile', type = 'string' },
   { name = 'profile', type = 'string' },
   { name = 'contextWindow', type = 'integer' },
   { name = 'minGenTokens', type = 'integer' },
@@ -82,6 +83,7 @@ M.settings = {
   { name = 'debug', type = 'boolean' },
   { name = 'approve', type = 'string', values = { 'ask', 'edits', 'all' } },
   { name = 'modelsUrl', type = 'string' },
+  { name = 'fetchAllowHosts', type = 'string' },
   { name = 'cacheReuse', type = 'integer', min = 1, values = { 'auto', 'off' } },
 }
 
