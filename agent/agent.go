@@ -427,6 +427,7 @@ func (a *Agent) NewSession() (string, error) {
 	a.sess, a.turns = sess, 0
 	a.mu.Unlock()
 	if old != nil {
+		old.endJobs(a.logf)
 		if err := old.log.close(); err != nil {
 			a.logf("reika: closing the session log: %v", err)
 		}
@@ -502,6 +503,7 @@ func (a *Agent) Close() error {
 	a.mu.Unlock()
 	var err error
 	if sess != nil {
+		sess.endJobs(a.logf)
 		err = sess.log.close()
 	}
 	os.RemoveAll(a.tempDir)

@@ -29,9 +29,12 @@ type session struct {
 	// results, when set, is where the session's tools save long results
 	// (resultsDir says where by default).
 	results string
-	m       *ctxwin.Manager
-	log     *sessionLog
-	info    llm.ModelInfo
+	// jobs are the session's background commands (nil for a subagent's),
+	// stopped when the session ends (endJobs).
+	jobs *tools.Jobs
+	m    *ctxwin.Manager
+	log  *sessionLog
+	info llm.ModelInfo
 	// gen is the generation of the agent's settings and model info the
 	// manager was last brought up to date with (see Agent.applyChanges).
 	gen int
@@ -357,4 +360,14 @@ func joinNotes(a, b string) string {
 		return b
 	}
 	return a + ". " + b
+}
+
+// endJobs stops the session's background commands, saying what it killed.
+func (s *session) endJobs(logf func(string, ...any)) {
+	if s == nil || s.jobs == nil {
+		return
+	}
+	if note := s.jobs.Stop(); note != "" {
+		logf("reika: session %s ended: killed %s", s.id, note)
+	}
 }

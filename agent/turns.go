@@ -50,6 +50,12 @@ func (a *Agent) toolEnv(sess *session, subagents bool) *tools.Env {
 		WouldAsk: a.appr.wouldAsk,
 		TempDir:  sess.resultsDir(),
 	}
+	if !sess.subagent {
+		if sess.jobs == nil {
+			sess.jobs = tools.NewJobs()
+		}
+		env.Jobs = sess.jobs
+	}
 	if env.TempDir == "" {
 		env.TempDir = a.tempDir
 	}

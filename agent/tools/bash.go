@@ -34,16 +34,17 @@ const bashGrace = 2 * time.Second
 
 type bashTool struct{}
 
-const bashUsage = `{"command": string, "timeout_s"?: integer}`
+const bashUsage = `{"command": string, "timeout_s"?: integer, "background"?: boolean}`
 
 func (bashTool) Spec() ctxwin.ToolSpec {
-	return ctxwin.ToolSpec{Name: NameBash, Description: strings.TrimSpace(bashDescription), Parameters: []byte(`{"type":"object","properties":{"command":{"type":"string","description":"The command line, run with bash -c."},"timeout_s":{"type":"integer","description":"Timeout in seconds. Default 120, at most 600."}},"required":["command"],"additionalProperties":false}`)}
+	return ctxwin.ToolSpec{Name: NameBash, Description: strings.TrimSpace(bashDescription), Parameters: []byte(`{"type":"object","properties":{"command":{"type":"string","description":"The command line, run with bash -c."},"timeout_s":{"type":"integer","description":"Timeout in seconds. Default 120, at most 600."},"background":{"type":"boolean","description":"Run a server or watcher that must keep running: returns at once, its output goes to a file, and it runs until the session ends."}},"required":["command"],"additionalProperties":false}`)}
 }
 
 func (bashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin.Result, error) {
 	a := parseArgs(raw, bashUsage)
 	command := a.str("command", true)
 	timeout, set := a.integer("timeout_s")
+	background := a.boolean("background")
 	if a.err != nil {
 		return errResult(ctxwin.KindBash, "%v", a.err), nil
 	}
@@ -71,13 +72,20 @@ func (bashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin.
 	if strings.Contains(strings.TrimSpace(command), "\n") && !strings.HasSuffix(short, "…`") {
 		short = strings.TrimSuffix(short, "`") + " …`"
 	}
+	verb := "run "
+	if background {
+		verb = "run in the background "
+	}
 	if !env.approve(ctx, approval.Request{
 		Tool:    NameBash,
 		Kind:    "command",
-		Summary: "run " + short,
+		Summary: verb + short,
 		Detail:  command,
 	}) {
 		return errResult(ctxwin.KindBash, "running %s was denied by the user", short), nil
+	}
+	if background {
+		return runBackground(env, command, short), nil
 	}
 
 	out := newOutput(env, "bash")
@@ -117,7 +125,7 @@ func (bashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin.
 		fmt.Fprintf(&b, "(exit status %d)\n", run.exit)
 	}
 	if !run.timedOut && !run.cancelled && len(run.killed) > 0 {
-		fmt.Fprintf(&b, "(%s)\n", killedNote(run.killed, " the command left running"))
+		fmt.Fprintf(&b, "(%s; run a server that must keep running with background: true)\n", killedNote(run.killed, " the command left running"))
 	}
 	if run.left > 0 {
 		fmt.Fprintf(&b, "(%s could not be killed)\n", plural(run.left, "process"))
@@ -182,10 +190,7 @@ type runResult struct {
 // sweep for how they are found, wherever they went (setsid, double forks,
 // nohup, daemons).
 func runCommand(ctx context.Context, dir, command string, timeout time.Duration, w io.Writer) runResult {
-	shell := "/bin/sh"
-	if p, err := exec.LookPath("bash"); err == nil {
-		shell = p
-	}
+	shell := shellPath()
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var res runResult
@@ -276,4 +281,20 @@ func killedNote(names []string, which string) string {
 		}
 	}
 	return fmt.Sprintf("killed %s%s: %s", plural(len(names), "process"), which, strings.Join(order, ", "))
+}
+
+// runBackground starts a background command and says where it went.
+func runBackground(env *Env, command, short string) ctxwin.Result {
+	if env.Jobs == nil {
+		return errResult(ctxwin.KindBash, "background commands are not available here (a subagent's, or no session)")
+	}
+	jb, path, err := env.Jobs.start(env.root(), env.TempDir, command)
+	if err != nil {
+		return errResult(ctxwin.KindBash, "cannot start %s in the background: %v", short, err)
+	}
+	text := fmt.Sprintf("Started in the background as job %d (process group %d). Its output (stdout and stderr) goes to %s: "+
+		"read it with read. It keeps running until the session ends, when it and every process it started are killed; "+
+		"to stop it sooner, run `kill -- -%d`.\n", jb.n, jb.pid, path, jb.pid)
+	return ctxwin.Result{Kind: ctxwin.KindBash, Text: text,
+		Summary: fmt.Sprintf("bash %s: started in the background (job %d)", short, jb.n)}
 }

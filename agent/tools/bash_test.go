@@ -182,7 +182,7 @@ func TestBashBackgroundKilled(t *testing.T) {
 	args := jsonArgs(t, map[string]any{"command": "sleep 300 & echo $! > " + pidFile + "; echo left"})
 	res := run(t, newEnv(t, root, &approver{}), "bash", args)
 	// The background process may be killed before it execs sleep.
-	if res.IsError || !regexp.MustCompile(`^left\n\(exit status 0\)\n\(killed 1 process the command left running: (sleep|bash)\)\n$`).MatchString(res.Text) {
+	if res.IsError || !regexp.MustCompile(`^left\n\(exit status 0\)\n\(killed 1 process the command left running: (sleep|bash); run a server that must keep running with background: true\)\n$`).MatchString(res.Text) {
 		t.Errorf("%+v", res)
 	}
 	waitDead(t, pidFrom(t, pidFile), "a background process after the command ended")

@@ -39,7 +39,7 @@ func needDetach(t *testing.T) {
 
 // leftSleep is the result of a command that left a process: it wrote its
 // pid as sh, and may be killed before it execs sleep.
-var leftSleep = regexp.MustCompile(`^left\n\(exit status 0\)\n\(killed 1 process the command left running: (sh|sleep)\)\n$`)
+var leftSleep = regexp.MustCompile(`^left\n\(exit status 0\)\n\(killed 1 process the command left running: (sh|sleep); run a server that must keep running with background: true\)\n$`)
 
 const waitPid = "while [ ! -s pid ]; do sleep 0.01; done; "
 
@@ -121,5 +121,49 @@ func TestSweepSparesOwnChildren(t *testing.T) {
 	}
 	if !alive(own.Process.Pid) {
 		t.Error("the sweep killed a child the server started itself")
+	}
+}
+
+// A background command keeps running, with what it detached, past its
+// call and past a foreground command's sweep, until its session's jobs
+// stop; its output goes to the file the result names.
+func TestBackgroundRunsUntilStopped(t *testing.T) {
+	needDetach(t)
+	root := workspace(t, nil)
+	env := newEnv(t, root, &approver{})
+	env.Jobs = NewJobs()
+	defer env.Jobs.Stop()
+	cmd := "echo started; echo $$ > shell; " + detached["env -i setsid"] + "exec sleep 300"
+	res := run(t, env, "bash", jsonArgs(t, map[string]any{"command": cmd, "background": true}))
+	m := regexp.MustCompile(`^Started in the background as job 1 \(process group (\d+)\)\. Its output \(stdout and stderr\) goes to (\S+): `).FindStringSubmatch(res.Text)
+	if res.IsError || m == nil {
+		t.Fatalf("%+v", res)
+	}
+	shell, detachedPid := pidFrom(t, filepath.Join(root, "shell")), pidFrom(t, filepath.Join(root, "pid"))
+	if fg := run(t, env, "bash", `{"command":"echo foreground"}`); fg.Text != "foreground\n(exit status 0)\n" {
+		t.Errorf("a foreground command while a job runs: %q", fg.Text)
+	}
+	if !alive(shell) || !alive(detachedPid) {
+		t.Fatalf("the job did not outlive its call and a foreground command: shell %v, detached %v", alive(shell), alive(detachedPid))
+	}
+	if out := readFile(t, m[2]); out != "started\n" {
+		t.Errorf("output file %q", out)
+	}
+	note := env.Jobs.Stop()
+	if !strings.HasPrefix(note, "background job 1 (echo started;") || !strings.Contains(note, "killed 2 processes: sleep ×2") {
+		t.Errorf("stop: %q", note)
+	}
+	waitDead(t, shell, "the background shell after stop")
+	waitDead(t, detachedPid, "the detached process after stop")
+	if res := run(t, env, "bash", jsonArgs(t, map[string]any{"command": "true", "background": true})); !res.IsError || !strings.Contains(res.Text, "the session has ended") {
+		t.Errorf("a job after stop: %+v", res)
+	}
+}
+
+// Without a session's jobs (a subagent), background is refused.
+func TestBackgroundWithoutJobs(t *testing.T) {
+	res := run(t, newEnv(t, workspace(t, nil), &approver{}), "bash", `{"command":"sleep 1","background":true}`)
+	if !res.IsError || !strings.Contains(res.Text, "background commands are not available here") {
+		t.Errorf("%+v", res)
 	}
 }

@@ -51,6 +51,10 @@ type Env struct {
 	Subagent func(ctx context.Context, task string) (string, error)
 	// HTTP is the client of fetch_url; nil means http.DefaultClient.
 	HTTP *http.Client
+	// Jobs are the session's background commands (bash with background
+	// true), stopped when the session ends; nil means bash cannot start
+	// one.
+	Jobs *Jobs
 	// FetchAllowHosts are hosts fetch_url may reach although they are,
 	// or resolve to, link-local or private addresses (fetch_guard.go).
 	FetchAllowHosts []string

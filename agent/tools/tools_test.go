@@ -44,7 +44,7 @@ var designParams = []struct {
 	{"read", []string{"path"}, []string{"start_line", "end_line"}},
 	{"write", []string{"path", "content"}, nil},
 	{"edit", []string{"path", "old_string", "new_string"}, []string{"replace_all"}},
-	{"bash", []string{"command"}, []string{"timeout_s"}},
+	{"bash", []string{"command"}, []string{"timeout_s", "background"}},
 	{"grep", []string{"pattern"}, []string{"path", "glob"}},
 	{"glob", []string{"pattern"}, []string{"path"}},
 	{"fetch_url", []string{"url"}, nil},
