@@ -96,6 +96,16 @@ func (bashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin.
 		return errResult(ctxwin.KindBash, "cannot start the shell: %v", run.startErr), nil
 	}
 
+	res := run.result(text, notes, timeout)
+	res.SavedTo = saved
+	res.Summary = fmt.Sprintf("bash %s: %s, %s", short, res.Summary, plural(int(out.lines()), "line"))
+	return res, nil
+}
+
+// result is the bash tool's result for a command that ran, whose output
+// is text: the output, the notes, how it ended and what was killed. Its
+// Summary is the status alone.
+func (run runResult) result(text string, notes []string, timeout int) ctxwin.Result {
 	var b strings.Builder
 	b.WriteString(text)
 	if text == "" {
@@ -107,7 +117,7 @@ func (bashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin.
 		b.WriteString(n + "\n")
 	}
 	var status string
-	res := ctxwin.Result{Kind: ctxwin.KindBash, SavedTo: saved}
+	res := ctxwin.Result{Kind: ctxwin.KindBash}
 	switch {
 	case run.timedOut:
 		status = fmt.Sprintf("timed out after %ds", timeout)
@@ -134,8 +144,8 @@ func (bashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin.
 		fmt.Fprintf(&b, "(processes that left the command's process group could not be followed: %v)\n", run.untracked)
 	}
 	res.Text = b.String()
-	res.Summary = fmt.Sprintf("bash %s: %s, %s", short, status, plural(int(out.lines()), "line"))
-	return res, nil
+	res.Summary = status
+	return res
 }
 
 // commandEnv is the environment of a command: this process's, without the
