@@ -121,11 +121,11 @@ func (run runResult) result(text string, notes []string, timeout int) ctxwin.Res
 	switch {
 	case run.timedOut:
 		status = fmt.Sprintf("timed out after %ds", timeout)
-		fmt.Fprintf(&b, "(timed out after %ds: %s)\n", timeout, killedNote(run.killed, ""))
+		fmt.Fprintf(&b, "(timed out after %ds: %s)\n", timeout, run.endNote())
 		res.IsError = true
 	case run.cancelled:
 		status = "cancelled"
-		fmt.Fprintf(&b, "(cancelled: %s)\n", killedNote(run.killed, ""))
+		fmt.Fprintf(&b, "(cancelled: %s)\n", run.endNote())
 		res.IsError = true
 	case run.signal != "":
 		status = "killed by " + run.signal
@@ -269,6 +269,14 @@ func runCommand(ctx context.Context, dir, command string, timeout time.Duration,
 		res.signal = werr.Error()
 	}
 	return res
+}
+
+// endNote says what was killed when the command was ended.
+func (run runResult) endNote() string {
+	if !sweepFinds {
+		return "its process group was killed (processes that left the group are not found on this system)"
+	}
+	return killedNote(run.killed, "")
 }
 
 // killedNote says which processes were killed, "killed 3 processes:

@@ -46,6 +46,9 @@ import (
 // Adopted orphans the sweep kills are reaped by pid (never wait(-1), which
 // would take an exit status from os/exec).
 
+// sweepFinds says whether sweep finds and names a command's processes.
+const sweepFinds = true
+
 var subreaper struct {
 	once sync.Once
 	err  error

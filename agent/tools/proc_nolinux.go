@@ -9,6 +9,9 @@ import "os/exec"
 
 func becomeSubreaper() error { return nil }
 
+// sweepFinds says whether sweep finds and names a command's processes.
+const sweepFinds = false
+
 // commandProcs is a running command.
 type commandProcs struct {
 	cmd    *exec.Cmd
