@@ -235,14 +235,15 @@ func (m *Manager) recut(b Budget, ev *Event) {
 	}
 	// The cut prices each result's view, not its whole message (role, id),
 	// and keeps whole lines: take what that leaves over the usable window,
-	// and a little more, off the room, twice at most.
-	for slack, k := 0, 0; k < 3; k++ {
+	// and more each time, off the room, three times at most. (It stays over
+	// when the rest of the round alone is: no cut can help then.)
+	for slack, k := 0, 0; k < 4; k++ {
 		m.cutNewest(b, slack)
 		over := m.Size() - b.Usable
 		if over <= 0 {
 			break
 		}
-		slack += over + minCutTokens/4
+		slack = 2*slack + over + minCutTokens/4
 	}
 	at := len(m.H.Items) - 1
 	for j, r := range last.Results {
