@@ -218,7 +218,7 @@ func (m *Manager) Shrink(note, reason string) *Event {
 }
 
 // recut cuts the newest round's results again, to the room below the
-// usable window that the event left: they were cut to the room before it,
+// shed point that the event left: they were cut to the room before it,
 // and a new result takes the room left after everything else (the seed),
 // which the event has just made larger. The round has not been sent (but
 // in the note round, which the event follows), so this costs the engine
@@ -233,17 +233,30 @@ func (m *Manager) recut(b Budget, ev *Event) {
 	for j, r := range last.Results {
 		before[j] = r.Shown()
 	}
+	// The results take the room up to the shed point, not the usable
+	// window: the event brought the request under the shed point, and a cut
+	// that filled the usable window would have the very next request shed
+	// again (and the chip read over 100% right after a shed). That still
+	// leaves the newest read a quarter of the usable window and more: the
+	// event sheds down to the shed target, 0.63 of it, with the results as
+	// they were cut before. An event that left the request over the shed
+	// point leaves the results as they were: they never get less room.
+	//
 	// The cut prices each result's view, not its whole message (role, id),
-	// and keeps whole lines: take what that leaves over the usable window,
-	// and more each time, off the room, three times at most. (It stays over
-	// when the rest of the round alone is: no cut can help then.)
-	for slack, k := 0, 0; k < 4; k++ {
+	// and keeps whole lines: take what that leaves over, and more each
+	// time, off the room, three times at most. (It stays over when the rest
+	// of the request alone is: no cut can help then.)
+	ceil := b.ShedPoint
+	if now := m.Size(); now >= ceil {
+		return
+	}
+	for slack, k := b.Usable-ceil, 0; k < 4; k++ {
 		m.cutNewest(b, slack)
-		over := m.Size() - b.Usable
+		over := m.Size() - ceil
 		if over <= 0 {
 			break
 		}
-		slack = 2*slack + over + minCutTokens/4
+		slack += over + minCutTokens/4 + k*over
 	}
 	at := len(m.H.Items) - 1
 	for j, r := range last.Results {
