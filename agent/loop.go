@@ -250,10 +250,6 @@ func (r *run) afterRound(ctx context.Context) error {
 		reply := last.Assistant
 		r.sess.log.append(record{Kind: recRound, Reply: &reply, Results: last.Results})
 	}
-	r.sayChanges()
-	if plan.Applied != nil {
-		r.record(plan.Applied)
-	}
 	var shrink *ctxwin.Event
 	if plan.Shrink {
 		note := ""
@@ -263,7 +259,8 @@ func (r *run) afterRound(ctx context.Context) error {
 		shrink = m.Shrink(note, ctxwin.ReasonShedPoint)
 	}
 	// The results as the model sees them: a shrink cuts them again to the
-	// room it made (Event.Recut).
+	// room it made (Event.Recut). The transcript rebuilt from the log
+	// (transcript.go) follows this order.
 	if last.IsRound() {
 		for _, res := range last.Results {
 			r.emit(Event{Kind: EventToolResult, Round: last.Round, Tool: res.Tool, Text: res.Shown(),
@@ -272,6 +269,10 @@ func (r *run) afterRound(ctx context.Context) error {
 	}
 	if shrink != nil {
 		r.record(shrink)
+	}
+	r.sayChanges()
+	if plan.Applied != nil {
+		r.record(plan.Applied)
 	}
 	r.sess.logState()
 	if err := r.sess.log.sync(); err != nil {
