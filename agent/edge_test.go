@@ -159,7 +159,7 @@ func TestTinyWindowNoRoomToAnswer(t *testing.T) {
 	}
 	prefix, _ := strconv.Atoi(sizes[1])
 	task, _ := strconv.Atoi(sizes[2])
-	if prefix+task+ctxwin.ReplyMargin+256 <= 4096 {
+	if prefix+task+256 <= 4096 {
 		t.Fatalf("setup: the prefix (%d) and the task (%d) leave the floor: the test does not test it", prefix, task)
 	}
 	if strings.Contains(res.Message, "REIKA_MINIMAL") {

@@ -53,9 +53,9 @@ func (r *run) noRoomError(b ctxwin.Budget, prefix, task int, cause error) error 
 		lead = "the engine refused the request, and no retry can leave room for an answer"
 	}
 	fmt.Fprintf(&msg, "%s in the engine's window of %d tokens. "+
-		"The fixed prefix (%s) takes %d tokens and the task %d; with %d tokens kept free below the window and at least %d for the answer, a request can take at most %d, "+
+		"The fixed prefix (%s) takes %d tokens and the task %d; with at least %d tokens for the answer, a request can take at most %d, "+
 		"and the shed cycle keeps it within %d (the window less the %d-token reserve)",
-		lead, b.Window, parts, prefix, task, ctxwin.ReplyMargin, floor, b.Window-ctxwin.ReplyMargin-floor, b.Usable, b.Reserve)
+		lead, b.Window, parts, prefix, task, floor, b.Window-floor, b.Usable, b.Reserve)
 	var advice []string
 	if dropped > 0 {
 		enough := "not enough on its own"

@@ -367,8 +367,10 @@ func (m *Manager) MaxTokens() int {
 }
 
 // AnswerRoom is what the window leaves the next request's answer, in
-// tokens (the window less the request and ReplyMargin; negative when the
-// request is over), and the floor it must clear (AnswerFloor). measured
+// tokens (the window less the request; negative when the request is
+// over), and the floor it must clear (AnswerFloor). ReplyMargin is not
+// taken off: it guards the estimate, and the room is judged only on the
+// engine's counts. measured
 // says the request's size rests on the engine's counts (a report of a
 // request, or its tokenizer's counts), not on the estimate alone, which
 // prices new bytes at up to 1.6 characters a token and can put a first
@@ -378,7 +380,7 @@ func (m *Manager) AnswerRoom() (room, floor int, measured, ok bool) {
 	if !ok {
 		return 0, 0, false, false
 	}
-	return b.Window - m.Size() - ReplyMargin, AnswerFloor(b.Window, b.Reserve), m.est.Samples > 0 || m.est.Density > 0, true
+	return b.Window - m.Size(), AnswerFloor(b.Window, b.Reserve), m.est.Samples > 0 || m.est.Density > 0, true
 }
 
 // WindowFor is the smallest window, in steps of 1024 tokens, whose usable
