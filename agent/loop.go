@@ -97,6 +97,9 @@ func (r *run) rounds(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if err := r.roomToAnswer(); err != nil {
+			return err
+		}
 		req := &llm.Request{Messages: m.H.Messages(), Tools: m.H.Tools, MaxTokens: m.MaxTokens()}
 		div := ctxwin.Diverge(r.sess.prev, req.Messages)
 		m.Sent()
@@ -182,10 +185,7 @@ func (r *run) recoverOverflow(o *llm.OverflowError) error {
 	}
 	r.sess.logState()
 	if prefix, task := m.Floor(); !fits && prefix+task > b.Usable {
-		return fmt.Errorf("the request cannot fit the engine's window of %d tokens: the fixed prefix (system prompt, tool definitions, repo map and project context) takes %d tokens and the task %d, "+
-			"together more than the %d tokens the window leaves after the %d-token reserve for the answer; set REIKA_MINIMAL=1 to drop the repo map and project context, "+
-			"or give the engine a larger window (llama-server -c %d, vLLM --max-model-len %d): %w",
-			b.Window, prefix, task, b.Usable, b.Reserve, 2*b.Window, 2*b.Window, o)
+		return r.noRoomError(b, prefix, task, o)
 	}
 	return nil
 }
@@ -247,25 +247,32 @@ func (r *run) afterRound(ctx context.Context) error {
 	plan := m.Prepare()
 	last := m.H.Last()
 	if last.IsRound() {
-		for _, res := range last.Results {
-			r.emit(Event{Kind: EventToolResult, Round: last.Round, Tool: res.Tool, Text: res.Shown(),
-				Tokens: m.Tokens(len(res.Shown()), true)})
-		}
 		reply := last.Assistant
 		r.sess.log.append(record{Kind: recRound, Reply: &reply, Results: last.Results})
 	}
-	r.sayChanges()
-	if plan.Applied != nil {
-		r.record(plan.Applied)
-	}
+	var shrink *ctxwin.Event
 	if plan.Shrink {
 		note := ""
 		if plan.Fold && plan.Note {
 			note = r.note(ctx)
 		}
-		if ev := m.Shrink(note, ctxwin.ReasonShedPoint); ev != nil {
-			r.record(ev)
+		shrink = m.Shrink(note, ctxwin.ReasonShedPoint)
+	}
+	// The results as the model sees them: a shrink cuts them again to the
+	// room it made (Event.Recut). The transcript rebuilt from the log
+	// (transcript.go) follows this order.
+	if last.IsRound() {
+		for _, res := range last.Results {
+			r.emit(Event{Kind: EventToolResult, Round: last.Round, Tool: res.Tool, Text: res.Shown(),
+				Tokens: m.Tokens(len(res.Shown()), true)})
 		}
+	}
+	if shrink != nil {
+		r.record(shrink)
+	}
+	r.sayChanges()
+	if plan.Applied != nil {
+		r.record(plan.Applied)
 	}
 	r.sess.logState()
 	if err := r.sess.log.sync(); err != nil {

@@ -106,7 +106,24 @@ func transcriptEvents(recs []record) []Event {
 		}
 		out = append(out, ev)
 	}
+	// A round's results follow its note and go with its shrink, cut again
+	// as the shrink cut them (Event.Recut), as the turn loop emits them.
+	var pending *record
+	var pendingEst *ctxwin.Estimator
+	flush := func(ev *ctxwin.Event) {
+		if pending != nil {
+			resultEvents(*pending, ev, pendingEst, emit)
+			pending = nil
+		}
+	}
 	for i, r := range recs[1:] {
+		switch r.Kind {
+		case recNote:
+		case recEvent:
+			flush(r.Event)
+		default:
+			flush(nil)
+		}
 		switch r.Kind {
 		case recTurn:
 			turn = r.Turn
@@ -120,7 +137,8 @@ func transcriptEvents(recs []record) []Event {
 			if est == nil {
 				est = &ctxwin.Estimator{}
 			}
-			roundEvents(r, est, emit)
+			roundEvents(r, emit)
+			pending, pendingEst = &recs[i+1], est
 		case recNote:
 			emit(Event{Kind: EventNote, Text: r.Text})
 		case recEvent:
@@ -141,12 +159,13 @@ func transcriptEvents(recs []record) []Event {
 			}
 		}
 	}
+	flush(nil)
 	return out
 }
 
 // roundEvents emits one logged round as the turn loop did: the reasoning,
-// the answer, the tool calls, then their results as the model saw them.
-func roundEvents(r record, est *ctxwin.Estimator, emit func(Event)) {
+// the answer, the tool calls (resultEvents their results).
+func roundEvents(r record, emit func(Event)) {
 	reply := r.Reply
 	if reply.Reasoning != "" {
 		emit(Event{Kind: EventReasoning, Text: reply.Reasoning})
@@ -157,8 +176,26 @@ func roundEvents(r record, est *ctxwin.Estimator, emit func(Event)) {
 	for _, c := range reply.ToolCalls {
 		emit(Event{Kind: EventToolCall, Tool: c.Name, Args: jsonArgs(c.Arguments), Text: c.Name})
 	}
-	for _, res := range r.Results {
+}
+
+// resultEvents emits a logged round's results as the model saw them: as
+// logged, or as the shrink of the same request (ev, nil when none) cut
+// them again.
+func resultEvents(r record, ev *ctxwin.Event, est *ctxwin.Estimator, emit func(Event)) {
+	views := map[int]string{}
+	if ev != nil {
+		for _, c := range ev.Recut {
+			views[c.Result] = c.View
+		}
+	}
+	for j, res := range r.Results {
 		shown := res.Shown()
+		if v, ok := views[j]; ok && !res.Shed {
+			shown = v
+			if v == "" {
+				shown = res.Text
+			}
+		}
 		emit(Event{Kind: EventToolResult, Tool: res.Tool, Text: shown, Tokens: est.Tokens(len(shown), true)})
 	}
 }

@@ -87,7 +87,9 @@ func RepoMapChars(window int) int {
 
 // Reserve is the generation reserve G: it starts at DefaultReserve, rises to
 // the largest completion seen (reasoning included), and never exceeds a
-// quarter of the window. Pinned (REIKA_MIN_GEN_TOKENS) fixes it instead.
+// quarter of the window. Pinned (REIKA_MIN_GEN_TOKENS) fixes it instead,
+// as given (the seed's 24k window with 6144 pinned sheds at 16.1k), up to
+// half the window, so the usable window is never smaller than the reserve.
 // The zero value is ready to use.
 type Reserve struct {
 	Pinned  int `json:"pinned,omitempty"`
@@ -99,17 +101,41 @@ func (r *Reserve) Observe(completionTokens int) {
 	r.Largest = max(r.Largest, completionTokens)
 }
 
-// Tokens is the reserve for a window: the pinned value, else the learned
-// one, never above a quarter of the window.
+// Tokens is the reserve for a window: the pinned value, up to half the
+// window, else the learned one, up to a quarter of it.
 func (r Reserve) Tokens(window int) int {
-	g := max(DefaultReserve, r.Largest)
-	if r.Pinned > 0 {
-		g = r.Pinned
+	switch {
+	case r.Pinned > 0 && window > 0:
+		return min(r.Pinned, window/2)
+	case r.Pinned > 0:
+		return r.Pinned
+	case window > 0:
+		return min(max(DefaultReserve, r.Largest), window/4)
 	}
-	if window > 0 {
-		g = min(g, window/4)
-	}
-	return g
+	return max(DefaultReserve, r.Largest)
+}
+
+// Capped reports whether the pinned reserve is more than a window of
+// window tokens takes (half of it).
+func (r Reserve) Capped(window int) bool { return r.Pinned > 0 && window > 0 && r.Pinned > window/2 }
+
+// MinAnswerTokens is the least answer room on any window (AnswerFloor).
+const MinAnswerTokens = 256
+
+// AnswerFloor is the least max_tokens a request goes out with, on a window
+// of window tokens that holds reserve back for the reply (issue 27: below
+// it a model is cut off mid-word, max_tokens 103, 6, 1 on a 4096 window).
+// 256 tokens hold a short answer or one tool call with a few lines of
+// arguments (a read, a command, an edit of a handful of lines): the least
+// reply that moves a turn on. Larger windows serve larger models, which
+// reason before they answer and write longer edits, so the floor grows
+// with the window, a sixteenth of it (512 at 8k), up to 1024 from 16k on.
+// It never exceeds what a request filling the usable window leaves
+// (reserve − ReplyMargin): a request the shed cycle keeps within the
+// usable window always clears it, and the floor refuses only what no
+// shrink can make fit.
+func AnswerFloor(window, reserve int) int {
+	return max(min(window/16, 1024, reserve-ReplyMargin), MinAnswerTokens)
 }
 
 // MaxTokens is the max_tokens of a request of prompt tokens: what the window

@@ -94,8 +94,34 @@ func TestReserve(t *testing.T) {
 	if got := p.Tokens(24000); got != 3000 {
 		t.Errorf("pinned reserve %d, want 3000", got)
 	}
-	if got := p.Tokens(8000); got != 2000 {
-		t.Errorf("pinned reserve on a small window %d, want 2000 (a quarter)", got)
+	// A pin is taken as given, not capped at a quarter (issue 27): the
+	// seed's 24k window with 6144 pinned sheds at 16.1k, back to 11.2k.
+	if got := p.Tokens(8000); got != 3000 {
+		t.Errorf("pinned reserve on a small window %d, want 3000 as pinned", got)
+	}
+	seed := Reserve{Pinned: 6144}
+	if b := NewBudget(24000, seed.Tokens(24000)); b.Reserve != 6144 || b.ShedPoint != 16070 || b.ShedTarget != 11249 {
+		t.Errorf("24k with 6144 pinned: %+v, want reserve 6144, shed point 16070, target 11249", b)
+	}
+	// Up to half the window, so the usable window is never the smaller.
+	if got, big := p.Tokens(5000), (Reserve{Pinned: 3000}); got != 2500 || !big.Capped(5000) || big.Capped(6000) {
+		t.Errorf("pinned 3000 on a 5000 window: %d, want 2500 (half); capped %v", got, big.Capped(5000))
+	}
+}
+
+func TestAnswerFloor(t *testing.T) {
+	for _, c := range []struct{ window, reserve, want int }{
+		{2048, 512, 256},  // never below 256
+		{4096, 1024, 256}, // a sixteenth of the window is 256
+		{8192, 2048, 512}, // a sixteenth
+		{16384, 2048, 1024},
+		{131072, 2048, 1024}, // at most 1024
+		{16384, 1000, 616},   // never above what a request at the usable window leaves
+		{16384, 500, 256},
+	} {
+		if got := AnswerFloor(c.window, c.reserve); got != c.want {
+			t.Errorf("AnswerFloor(%d, %d) = %d, want %d", c.window, c.reserve, got, c.want)
+		}
 	}
 }
 

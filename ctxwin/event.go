@@ -137,9 +137,14 @@ type Event struct {
 	Message string `json:"message,omitempty"`
 	Note    string `json:"note,omitempty"`
 	Notice  string `json:"notice,omitempty"`
-	// Before and After are the estimated request sizes in tokens.
+	// Before and After are the estimated request sizes in tokens, After as
+	// the event's own changes leave it, before the newest round's results
+	// take the room it made (Recut).
 	Before int `json:"before"`
 	After  int `json:"after"`
+	// Recut is the newest round's results cut again to the room the event
+	// left (recut): each is the result's new view, "" when it is now whole.
+	Recut []ShedChange `json:"recut,omitempty"`
 }
 
 // What a ShedChange changes besides a result.
@@ -182,6 +187,9 @@ func (m *Manager) Apply(ev *Event) {
 	for _, c := range ev.Shed {
 		applyShed(h, c)
 	}
+	for _, c := range ev.Recut {
+		applyRecut(h, c)
+	}
 	if f := ev.Fold; f != nil {
 		for i := range min(f.Upto, len(h.Items)) {
 			h.Items[i].Pinned = 0
@@ -216,6 +224,15 @@ func (m *Manager) Apply(ev *Event) {
 		}
 	}
 	h.invalidate()
+}
+
+// applyRecut gives a result of the newest round the view a recut gave it.
+func applyRecut(h *History, c ShedChange) {
+	if c.Item < 0 || c.Item >= len(h.Items) || c.Result < 0 || c.Result >= len(h.Items[c.Item].Results) {
+		return
+	}
+	r := h.Items[c.Item].Results[c.Result]
+	r.Cut, r.View = c.View != "", c.View
 }
 
 func applyShed(h *History, c ShedChange) {

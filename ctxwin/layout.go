@@ -125,7 +125,31 @@ const (
 	foldOpening = " To fit the context window, older rounds were folded into the recap below"
 	shedOpening = " To fit the context window, older tool results were shed"
 	shedHeading = "Shed, each keeping only its first line where it was:"
+	// When every result of a round is shed, the round leaves the view
+	// whole (dropRounds): the heading says which happened.
+	droppedHeading = "Shed with their rounds, which left the view whole:"
+	mixedHeading   = "Shed; rounds whose results were all shed left the view whole, the other results keep only their first line where they were:"
 )
+
+// heading is the line before the entries: whether the results shed kept
+// their first line in place, left the view with their rounds, or both.
+func (d *draft) heading() string {
+	dropped, kept := false, false
+	for _, e := range d.entries {
+		if d.dropped[e.item] {
+			dropped = true
+		} else {
+			kept = true
+		}
+	}
+	switch {
+	case dropped && kept:
+		return mixedHeading
+	case dropped:
+		return droppedHeading
+	}
+	return shedHeading
+}
 
 // layout writes the event's message and returns the event.
 func (d *draft) layout() *Event {
@@ -146,7 +170,7 @@ func (d *draft) layout() *Event {
 		b.WriteString("\n")
 	}
 	if len(d.entries) > 0 {
-		b.WriteString(shedHeading + "\n")
+		b.WriteString(d.heading() + "\n")
 		for _, e := range d.writeEntries() {
 			b.WriteString(e)
 			b.WriteString("\n")

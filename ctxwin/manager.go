@@ -139,7 +139,7 @@ func (m *Manager) Prepare() Plan {
 		}
 		return Plan{Size: m.Size(), Applied: ev}
 	}
-	m.cutNewest(b)
+	m.cutNewest(b, 0)
 	size := m.Size()
 	p := Plan{Size: size}
 	if size <= b.ShedPoint {
@@ -162,12 +162,9 @@ func (m *Manager) NoteFits() bool {
 // noteFits reports whether the note request fits the window with room
 // for a short answer; a request already too large skips the note round.
 func (m *Manager) noteFits(b Budget) bool {
-	need := m.Size() + m.est.Tokens(len(NotePrompt)+len(RoleUser), false) + ReplyMargin + min(b.Recap, minNoteTokens)
+	need := m.Size() + m.est.Tokens(len(NotePrompt)+len(RoleUser), false) + ReplyMargin + AnswerFloor(b.Window, b.Reserve)
 	return need <= b.Window
 }
-
-// minNoteTokens is the least answer room a note round needs.
-const minNoteTokens = 256
 
 // NoteRequest is the note round's messages: the current request plus the
 // note prompt, so the engine reuses the cached prefix.
@@ -183,7 +180,7 @@ func (m *Manager) NoteMaxTokens() int {
 		return 0
 	}
 	size := m.Size() + m.est.Tokens(len(NotePrompt), false)
-	return min(b.Recap, MaxTokens(m.window, size, m.outputLimit, m.maxTokensSetting))
+	return min(max(b.Recap, AnswerFloor(b.Window, b.Reserve)), MaxTokens(m.window, size, m.outputLimit, m.maxTokensSetting))
 }
 
 // Shrink sheds and, when shedding is not enough, folds, down to the shed
@@ -214,8 +211,64 @@ func (m *Manager) Shrink(note, reason string) *Event {
 	ev := d.layout()
 	folded := m.H.Folded
 	m.Apply(ev)
-	m.progress.judge(m.H, ev, folded, b)
+	m.recut(b, ev)
+	prefix, task := m.Floor()
+	m.progress.judge(m.H, ev, folded, b, prefix+task)
 	return ev
+}
+
+// recut cuts the newest round's results again, to the room below the
+// shed point that the event left: they were cut to the room before it,
+// and a new result takes the room left after everything else (the seed),
+// which the event has just made larger. The round has not been sent (but
+// in the note round, which the event follows), so this costs the engine
+// nothing more: the same event, the same invalidation. What changed goes
+// into the event (Recut), so its replay gives the same views.
+func (m *Manager) recut(b Budget, ev *Event) {
+	last := m.H.Last()
+	if last == nil || !last.IsRound() || len(last.Results) == 0 {
+		return
+	}
+	before := make([]string, len(last.Results))
+	for j, r := range last.Results {
+		before[j] = r.Shown()
+	}
+	// The results take the room up to the shed point, not the usable
+	// window: the event brought the request under the shed point, and a cut
+	// that filled the usable window would have the very next request shed
+	// again (and the chip read over 100% right after a shed). That still
+	// leaves the newest read a quarter of the usable window and more: the
+	// event sheds down to the shed target, 0.63 of it, with the results as
+	// they were cut before. An event that left the request over the shed
+	// point leaves the results as they were: they never get less room.
+	//
+	// The cut prices each result's view, not its whole message (role, id),
+	// and keeps whole lines: take what that leaves over, and more each
+	// time, off the room, three times at most. (It stays over when the rest
+	// of the request alone is: no cut can help then.)
+	ceil := b.ShedPoint
+	if now := m.Size(); now >= ceil {
+		return
+	}
+	for slack, k := b.Usable-ceil, 0; k < 4; k++ {
+		m.cutNewest(b, slack)
+		over := m.Size() - ceil
+		if over <= 0 {
+			break
+		}
+		slack += over + minCutTokens/4 + k*over
+	}
+	at := len(m.H.Items) - 1
+	for j, r := range last.Results {
+		if r.Shown() == before[j] {
+			continue
+		}
+		c := ShedChange{Item: at, Result: j}
+		if r.Cut {
+			c.View = r.View
+		}
+		ev.Recut = append(ev.Recut, c)
+	}
 }
 
 // StartTurn opens a turn; a new turn clears the thrash guard.
@@ -299,13 +352,46 @@ func (m *Manager) LearnOverflow(promptTokens int) {
 // 1.6 characters a token, which can put the fixed prefix alone above a
 // small window (max_tokens 1, a reply cut after one token); so until then
 // max_tokens is at least the generation reserve, the room the budget holds
-// for the reply.
+// for the reply. It is never below AnswerFloor (but under the model's
+// output limit and REIKA_MAX_TOKENS): a request that cannot leave that
+// much is not sent (AnswerRoom).
 func (m *Manager) MaxTokens() int {
-	n := MaxTokens(m.window, m.Size(), m.outputLimit, m.maxTokensSetting)
-	if b, ok := m.Budget(); ok && m.est.Samples == 0 {
-		n = max(n, MaxTokens(m.window, m.window-b.Reserve-ReplyMargin, m.outputLimit, m.maxTokensSetting))
+	prompt := m.Size()
+	if b, ok := m.Budget(); ok {
+		prompt = min(prompt, b.Window-ReplyMargin-AnswerFloor(b.Window, b.Reserve))
+		if m.est.Samples == 0 {
+			prompt = min(prompt, b.Window-b.Reserve-ReplyMargin)
+		}
 	}
-	return n
+	return MaxTokens(m.window, prompt, m.outputLimit, m.maxTokensSetting)
+}
+
+// AnswerRoom is what the window leaves the next request's answer, in
+// tokens (the window less the request; negative when the request is
+// over), and the floor it must clear (AnswerFloor). ReplyMargin is not
+// taken off: it guards the estimate, and the room is judged only on the
+// engine's counts. measured
+// says the request's size rests on the engine's counts (a report of a
+// request, or its tokenizer's counts), not on the estimate alone, which
+// prices new bytes at up to 1.6 characters a token and can put a first
+// request over a window it fits. ok is false when no window is known.
+func (m *Manager) AnswerRoom() (room, floor int, measured, ok bool) {
+	b, ok := m.Budget()
+	if !ok {
+		return 0, 0, false, false
+	}
+	return b.Window - m.Size(), AnswerFloor(b.Window, b.Reserve), m.est.Samples > 0 || m.est.Density > 0, true
+}
+
+// WindowFor is the smallest window, in steps of 1024 tokens, whose usable
+// window (with the reserve this session would hold on it) holds tokens
+// twice: the fixed prefix and the task, and as much again for the work.
+func (m *Manager) WindowFor(tokens int) int {
+	w := 1024
+	for 2*tokens > w-m.reserve.Tokens(w) {
+		w += 1024
+	}
+	return w
 }
 
 // Chip is the status chip of the next request.
@@ -341,8 +427,8 @@ func (m *Manager) costs() (items []int, fixed int) {
 }
 
 // cutNewest cuts the newest round's results to the room left below the
-// usable window after everything else in the request.
-func (m *Manager) cutNewest(b Budget) {
+// usable window after everything else in the request, less slack tokens.
+func (m *Manager) cutNewest(b Budget, slack int) {
 	last := m.H.Last()
 	if last == nil || !last.IsRound() || len(last.Results) == 0 {
 		return
@@ -355,7 +441,7 @@ func (m *Manager) cutNewest(b Budget) {
 	for _, r := range last.Results {
 		others -= m.est.MessageTokens(r.message())
 	}
-	cutResults(last.Results, b.Usable-others-len(last.Results)*m.est.overhead(), &m.est)
+	cutResults(last.Results, b.Usable-others-len(last.Results)*m.est.overhead()-slack, &m.est)
 }
 
 // Refit makes the next request fit after the engine refused the last one

@@ -496,11 +496,18 @@ func TestFirstMaxTokensLeavesRoomToAnswer(t *testing.T) {
 		if got := m.MaxTokens(); got < tc.want || tc.setting > 0 && got != tc.setting {
 			t.Errorf("window %d: max_tokens %d before any report, want at least %d", tc.window, got, tc.want)
 		}
-		// Once the engine has counted a prompt, the estimate is trusted.
+		// Once the engine has counted a prompt, the estimate is trusted: a
+		// request that leaves less than the floor is not to be sent, and
+		// max_tokens never goes below the floor (but under the setting).
 		m.Sent()
 		m.Observe(tc.window-200, 10)
-		if got, want := m.MaxTokens(), MaxTokens(tc.window, m.Size(), 0, tc.setting); got != want {
-			t.Errorf("window %d: max_tokens %d after a report, want %d from the estimate", tc.window, got, want)
+		b, _ := m.Budget()
+		floor := AnswerFloor(tc.window, b.Reserve)
+		if got, want := m.MaxTokens(), MaxTokens(tc.window, tc.window-ReplyMargin-floor, 0, tc.setting); got != want {
+			t.Errorf("window %d: max_tokens %d after a report, want %d, the floor", tc.window, got, want)
+		}
+		if room, fl, measured, ok := m.AnswerRoom(); !ok || !measured || room >= fl || fl != floor {
+			t.Errorf("window %d: answer room %d, floor %d (measured %v): want below the floor %d, measured", tc.window, room, fl, measured, floor)
 		}
 	}
 }

@@ -136,21 +136,28 @@ func shedEntry(round int, r *Result, outline Outliner, outlineBudget int) (head,
 	head = line + "\n"
 	var b strings.Builder
 	fmt.Fprintf(&b, "- round %d: `%s`", round, line)
-	if s := strings.TrimSpace(r.Summary); s != "" && !strings.Contains(s, line) {
+	// The summary (a command, a search) goes along unless the line says as
+	// much: a line that is only a part of it ("1", the first line of wc -l)
+	// does not.
+	if s := strings.TrimSpace(r.Summary); s != "" && (!strings.Contains(s, line) || 2*len(line) < len(s)) {
 		b.WriteString(" (" + s + ")")
 	}
 	var more string
-	switch r.Kind {
-	case KindRead:
+	switch {
+	case r.Kind == KindRead:
 		if outline != nil {
 			if o := strings.TrimRight(outline(r, outlineBudget), "\n"); o != "" {
 				more = "outline:\n" + o
 			}
 		}
-	case KindEdit:
+	case r.Kind == KindEdit || isDiff(r.Text): // an edit's, or one a command printed (git diff)
 		more = diffHeaders(r.Text, outlineBudget)
-	case KindSubagent:
+	case r.Kind == KindSubagent:
 		more = opening(r.Text, openingChars)
+	case r.Kind == KindBash:
+		if last := lastOutputLine(r.Text); last != "" && last != line {
+			more = "last line: `" + last + "`"
+		}
 	}
 	if r.SavedTo != "" {
 		more = strings.TrimLeft(more+"\nwhole output: "+r.SavedTo, "\n")
@@ -176,6 +183,31 @@ func firstLine(s string) string {
 		s = s[:i]
 	}
 	return s
+}
+
+// isDiff reports whether text holds a unified diff: a file header and a
+// hunk header.
+func isDiff(text string) bool {
+	file := strings.HasPrefix(text, "diff ") || strings.HasPrefix(text, "--- ") ||
+		strings.Contains(text, "\ndiff ") || strings.Contains(text, "\n--- ")
+	return file && (strings.HasPrefix(text, "@@ ") || strings.Contains(text, "\n@@ "))
+}
+
+// lastOutputLine is the last line of a command's output, without the lines
+// the bash tool adds after it ("(exit status 0)"), cut to 200 bytes.
+func lastOutputLine(text string) string {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	for len(lines) > 1 && strings.HasPrefix(lines[len(lines)-1], "(") && strings.HasSuffix(lines[len(lines)-1], ")") {
+		lines = lines[:len(lines)-1]
+	}
+	if len(lines) < 2 {
+		return ""
+	}
+	last := strings.TrimSpace(lines[len(lines)-1])
+	if len(last) > 200 {
+		last = last[:validCut(last, 200)] + "…"
+	}
+	return last
 }
 
 // diffHeaders keeps the file and hunk headers of a unified diff.

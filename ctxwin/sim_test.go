@@ -92,7 +92,7 @@ func (s *sim) request() []Message {
 		ev = s.m.Shrink(note, ReasonShedPoint)
 		if ev != nil {
 			s.events++
-			if err := cacheShaped(before, s.m.H.Messages()); err != nil {
+			if err := cacheShaped(recutBefore(before, s.m.H.Messages()), s.m.H.Messages()); err != nil {
 				t.Fatalf("request %d: the shrink is not deletions and one message appended: %v", s.reqs, err)
 			}
 			// Unless keeping the reply whole would not fit, or would add
@@ -222,6 +222,27 @@ func (s *sim) check(msgs []Message, ev *Event) {
 // its role and ids and keeps a prefix of its content (a shed result, or an
 // event's message a fold kept the first line of), its reasoning or none,
 // and each call's arguments with a span cut out.
+// recutBefore is the request before a shrink with the newest round's
+// results as the shrink cut them again (Event.Recut): the round was not
+// sent (but in the note round), and taking the room the event made is the
+// event's own change to it, not a deletion.
+func recutBefore(before, after []Message) []Message {
+	start, end := NewestItem(before)
+	now := map[string]Message{}
+	for _, m := range after {
+		if m.Role == RoleTool {
+			now[m.ToolCallID] = m
+		}
+	}
+	out := append([]Message(nil), before...)
+	for i := start; i < end; i++ {
+		if m, ok := now[out[i].ToolCallID]; ok && out[i].Role == RoleTool {
+			out[i] = m
+		}
+	}
+	return out
+}
+
 func cacheShaped(before, after []Message) error {
 	end := len(after)
 	if end == 0 || !IsAside(after[end-1]) || after[end-1].Content == NotePrompt {

@@ -13,12 +13,17 @@ const ThrashLimit = 3
 // Progress is the thrash guard (docs/design.md §4). A shrink makes no progress
 // when the results of the rounds since the shrink before it mostly fetched
 // again what that one removed (the same file and an overlapping line range,
-// the same command or search), or when it freed less than a tenth of the
-// usable window. An edit, a write or an error is a result that fetched
-// nothing, and so never a fetch again. A refill within a few rounds is not
-// a sign of trouble: every shrink goes down to the shed target, and on a
-// small window a few reads refill it. ThrashLimit shrinks in a row without
-// progress stop the turn.
+// the same command or search), or when what no shrink can remove, the
+// fixed prefix and the task, stands above the shed point: every shrink then
+// sheds whatever the last round brought, and nothing is left for the work.
+// An edit, a write or an error is a result that fetched nothing, and so
+// never a fetch again. A shrink that frees little is not a stall: on a
+// small window, or where tokens are dense and nothing counts them, each
+// round's new read can refill the room a shrink made, and the work goes on
+// (issue 27). A refill within a few rounds is not a sign of trouble either:
+// every shrink goes down to the shed target, and on a small window a few
+// reads refill it. ThrashLimit shrinks in a row without progress stop the
+// turn.
 type Progress struct {
 	// Removed is what the last shrink took out of view, and Round the round
 	// it came after.
@@ -27,13 +32,11 @@ type Progress struct {
 	// Stalled counts the shrinks in a row that made no progress.
 	Stalled int `json:"stalled,omitempty"`
 	// Of the last shrink without progress: Again is what the rounds before
-	// it fetched again; Freed the tokens it freed, Small whether that was
-	// less than a tenth of the usable window; Newest what the round it came
-	// after fetched.
+	// it fetched again; Floor the fixed prefix and the task, in tokens, when
+	// they stood above the shed point (NoRoom).
 	Again  []Fetch `json:"again,omitempty"`
-	Freed  int     `json:"freed,omitempty"`
-	Small  bool    `json:"small,omitempty"`
-	Newest []Fetch `json:"newest,omitempty"`
+	Floor  int     `json:"floor,omitempty"`
+	NoRoom bool    `json:"noRoom,omitempty"`
 }
 
 // Fetch is what one tool result fetched, so that fetching it again can be
@@ -50,9 +53,10 @@ type Fetch struct {
 	Label string `json:"label"`
 }
 
-// judge weighs shrink ev, just applied to h (folded is h.Folded before it).
-func (p *Progress) judge(h *History, ev *Event, folded int, b Budget) {
-	var again, newest []Fetch
+// judge weighs shrink ev, just applied to h (folded is h.Folded before it);
+// floor is what no shrink can remove, the fixed prefix and the task.
+func (p *Progress) judge(h *History, ev *Event, folded int, b Budget, floor int) {
+	var again []Fetch
 	results := 0
 	for _, it := range h.Items {
 		if !it.IsRound() || it.Round <= p.Round || it.Round > ev.Round {
@@ -64,9 +68,6 @@ func (p *Progress) judge(h *History, ev *Event, folded int, b Budget) {
 			if !ok {
 				continue
 			}
-			if it.Round == ev.Round {
-				newest = append(newest, f)
-			}
 			for _, g := range p.Removed {
 				if f.overlaps(g) {
 					again = append(again, f)
@@ -75,14 +76,13 @@ func (p *Progress) judge(h *History, ev *Event, folded int, b Budget) {
 			}
 		}
 	}
-	freed := ev.Before - ev.After
-	small := freed < b.Usable/10
-	if small || 2*len(again) > results {
+	noRoom := floor > b.ShedPoint
+	if noRoom || 2*len(again) > results {
 		p.Stalled++
-		p.Again, p.Freed, p.Small, p.Newest = again, freed, small, newest
+		p.Again, p.Floor, p.NoRoom = again, floor, noRoom
 	} else {
 		p.Stalled = 0
-		p.Again, p.Freed, p.Small, p.Newest = nil, 0, false, nil
+		p.Again, p.Floor, p.NoRoom = nil, 0, false
 	}
 	p.Removed = removedBy(h, ev, folded)
 	p.Round = ev.Round
@@ -198,11 +198,8 @@ func (p *Progress) Explain(b Budget) string {
 	case len(p.Again) > 0:
 		why = fmt.Sprintf("before each of the last %d shrinks the model mostly fetched again what the shrink before had removed (%s)", p.Stalled, what)
 	default:
-		what, reads = labels(p.Newest)
-		why = fmt.Sprintf("each of the last %d shrinks freed less than a tenth of the usable window (%d tokens; the last freed %d)", p.Stalled, b.Usable/10, p.Freed)
-		if what != "" {
-			why += ", as what the model fetches fills it (" + what + ")"
-		}
+		why = fmt.Sprintf("the fixed prefix and the task take %d tokens, more than the shed point of %d, so each of the last %d shrinks shed what the round before it brought and left no room for the work",
+			p.Floor, b.ShedPoint, p.Stalled)
 	}
 	do := "Ask for smaller pieces (narrower searches, shorter commands)"
 	if len(reads) > 0 {

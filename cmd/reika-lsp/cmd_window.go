@@ -23,8 +23,9 @@ target, what a fold keeps, the recap and the repo map budgets, and a picture.
 
   --window N    the window in tokens (default: the configured window,
                 REIKA_CONTEXT_WINDOW or the active profile)
-  --reserve N   the generation reserve in tokens (default: 2048, or
-                REIKA_MIN_GEN_TOKENS; at most a quarter of the window)
+  --reserve N   pin the generation reserve, as REIKA_MIN_GEN_TOKENS does
+                (default: that variable, else 2048); a pinned reserve is
+                taken as given up to half the window
   --json        print one JSON object instead
 `
 
@@ -64,13 +65,15 @@ func runWindow(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "reika-lsp window: no window configured: pass --window N or set REIKA_CONTEXT_WINDOW")
 		return 2
 	}
-	reserve := ctxwin.Reserve{Pinned: settings.MinGenTokens}.Tokens(window)
+	// The flag pins the reserve as the variable does, so the two agree.
+	pin := ctxwin.Reserve{Pinned: settings.MinGenTokens}
 	if *reserveFlag != "" {
-		if reserve, err = tokens("--reserve", *reserveFlag); err != nil {
+		if pin.Pinned, err = tokens("--reserve", *reserveFlag); err != nil {
 			fmt.Fprintf(stderr, "reika-lsp window: %v\n", err)
 			return 2
 		}
 	}
+	reserve := pin.Tokens(window)
 	if err := ctxwin.Validate(window, reserve); err != nil {
 		fmt.Fprintf(stderr, "reika-lsp window: %v\n", err)
 		return 2
@@ -85,6 +88,9 @@ func runWindow(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	printWindow(stdout, b, source)
+	if pin.Capped(window) {
+		fmt.Fprintf(stdout, "\nThe reserve pinned at %d is capped at half the window, as a session caps it.\n", pin.Pinned)
+	}
 	return 0
 }
 

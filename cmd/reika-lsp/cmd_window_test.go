@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -78,11 +79,35 @@ func TestWindowFromSetting(t *testing.T) {
 	}
 }
 
+// TestWindowReserveAsVariable: --reserve pins the reserve as
+// REIKA_MIN_GEN_TOKENS does, as a session takes it: as given (the seed's
+// 24k/6144 row), up to half the window.
+func TestWindowReserveAsVariable(t *testing.T) {
+	for _, c := range []struct {
+		window, reserve string
+		want            int
+	}{
+		{"24000", "6144", 6144},
+		{"8000", "3000", 3000},
+		{"24000", "30000", 12000},
+		{"24000", "0", 2048},
+	} {
+		flag, _, code1 := runEnv(t, nil, "window", "--window", c.window, "--reserve", c.reserve, "--json")
+		env, _, code2 := runEnv(t, map[string]string{"REIKA_MIN_GEN_TOKENS": c.reserve}, "window", "--window", c.window, "--json")
+		if code1 != 0 || code2 != 0 || flag != env || !strings.Contains(flag, fmt.Sprintf(`"reserve":%d,`, c.want)) {
+			t.Errorf("window %s, reserve %s: --reserve gives %s (exit %d), the variable %s (exit %d); want reserve %d from both",
+				c.window, c.reserve, flag, code1, env, code2, c.want)
+		}
+	}
+	out, _, _ := runEnv(t, nil, "window", "--window", "24000", "--reserve", "30000")
+	if !strings.Contains(out, "capped at half the window") {
+		t.Errorf("a capped pin is not said:\n%s", out)
+	}
+}
+
 func TestWindowBadInput(t *testing.T) {
 	for _, args := range [][]string{
 		{"window", "--window", "-5"},
-		{"window", "--window", "24000", "--reserve", "24000"},
-		{"window", "--window", "24000", "--reserve", "30000"},
 		{"window", "--window", "abc"},
 		{"window", "--window", "24000", "--reserve", "1.5k"},
 		{"window", "--bogus"},
