@@ -38,6 +38,9 @@ type Settings struct {
 	// lets the engine client choose, CacheReuseOff ("off") asks for none,
 	// a positive number is that size. Other engines are never sent it.
 	CacheReuse int `json:"cacheReuse"`
+	// Mode is the mode new sessions start in and a session switches to
+	// (modes.go): code, plan, ask or a custom mode's name.
+	Mode string `json:"mode"`
 
 	// APIKey is the resolved key (REIKA_API_KEY, or the variable apiKeyEnv
 	// names). It is never logged, printed or marshaled.
@@ -148,6 +151,14 @@ var settingsTable = []setting{
 		set: func(s *Settings, v any) (err error) { s.ModelsURL, err = stringValue("modelsUrl", v); return err }},
 	{name: "cacheReuse", env: "REIKA_CACHE_REUSE", def: "`auto` (8)", doc: "llama.cpp only: the smallest chunk of its cache it may shift into place after a change (`off`: none; see KV shifting)",
 		set: func(s *Settings, v any) (err error) { s.CacheReuse, err = cacheReuse(v); return err }},
+	{name: "mode", env: "REIKA_MODE", def: "`code`", doc: "`plan` or `ask` for read-only tools, or a custom mode of `.reika/modes/NAME.md`",
+		set: func(s *Settings, v any) (err error) {
+			s.Mode, err = stringValue("mode", v)
+			if err == nil && s.Mode != "" && !modeName.MatchString(s.Mode) {
+				err = fmt.Errorf("mode: want code, plan, ask or a custom mode's name (lowercase letters, digits, - and _), got %q", s.Mode)
+			}
+			return err
+		}},
 }
 
 // SettingNames lists every setting key (docs/design.md §5), in order.

@@ -41,6 +41,7 @@ func (a *Agent) publishStatusBusy(sess *session, busy bool) Status {
 		setChipStatus(&st, g, info)
 	}
 	a.setLevelLocked(&st, g.chip)
+	a.modeStatusLocked(&st)
 	a.applyLoading(&st)
 	warn := st.Level == LevelWarning
 	a.status = st
