@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -166,4 +167,31 @@ func WithMode(s Settings, name, from string) (Settings, error) {
 func CheckMode(root, name string) error {
 	_, err := resolveMode(root, name)
 	return err
+}
+
+// switchIdle switches the session to the agent's mode now, when no turn
+// holds it, so that its log says so (a later `run --continue` resumes in
+// it); no request goes out in between, so it is the same prefix change
+// the next request would make. A running turn's session switches at its
+// next turn.
+func (a *Agent) switchIdle() {
+	_, end, err := a.begin(context.Background())
+	if err != nil {
+		return
+	}
+	defer end()
+	a.mu.Lock()
+	sess := a.sess
+	a.mu.Unlock()
+	if sess == nil {
+		return
+	}
+	if err := a.switchMode(sess); err != nil {
+		a.logf("reika: %v", err)
+		return
+	}
+	if err := sess.log.sync(); err != nil {
+		a.logf("reika: %s", logStopped(err))
+	}
+	a.publishStatusBusy(sess, false)
 }

@@ -224,6 +224,7 @@ func (a *Agent) slashMode(args string) AskResult {
 	if err != nil {
 		return a.slashFailed(err.Error())
 	}
+	a.switchIdle()
 	return a.say(fmt.Sprintf("Mode %s (%s) from the next request.", m.Name, m.Description))
 }
 
