@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/reika-lsp/reika-lsp/agent/tools"
+	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
 // currentMode is the mode sessions are to be in: the mode setting, or the
@@ -98,6 +99,7 @@ func (a *Agent) switchMode(sess *session) error {
 	specs := tools.Specs(ts)
 	sess.m.SetPrefix(system, specs)
 	sess.mode, sess.tools = mode.Name, ts
+	sess.split = switchedSplit(sess.split, specs, mode)
 	sess.log.append(record{Kind: recPrefix, System: system, Tools: specs, Mode: mode.Name})
 	text := fmt.Sprintf("Mode %s from the next request (%s): the tools are %s; the fixed prefix changed once.",
 		mode.Name, mode.Description, strings.Join(toolNames(ts), ", "))
@@ -194,4 +196,39 @@ func (a *Agent) switchIdle() {
 		a.logf("reika: %s", logStopped(err))
 	}
 	a.publishStatusBusy(sess, false)
+}
+
+// switchedSplit is a session's split after a switch to mode: its tools and
+// its mode's prompt replaced.
+func switchedSplit(split []PrefixPart, specs []ctxwin.ToolSpec, mode Mode) []PrefixPart {
+	if split == nil {
+		return nil
+	}
+	var out []PrefixPart
+	for _, p := range split {
+		switch p.Name {
+		case PartMode:
+			continue
+		case PartTools:
+			p.Chars, p.Note = ctxwin.ToolChars(specs), ""
+		}
+		out = append(out, p)
+	}
+	if mode.Prompt != "" {
+		out = append(out, PrefixPart{Name: PartMode, Chars: len(withMode("\n", mode)) - 1, Note: mode.Name})
+	}
+	return out
+}
+
+// prefixLine is the tooltip's line of sess's fixed prefix, part by part,
+// at four characters a token; "" without a split.
+func prefixLine(sess *session) string {
+	if sess == nil || len(sess.split) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, p := range sess.split {
+		parts = append(parts, fmt.Sprintf("%s ~%d", p.Name, p.Chars/4))
+	}
+	return "\nPrefix: " + strings.Join(parts, " · ") + " tokens (estimated)"
 }

@@ -62,6 +62,9 @@ type session struct {
 	tools  []tools.Tool
 	skills skillSet
 	nested map[string]bool
+	// split is the fixed prefix part by part, for the status tooltip; nil
+	// for a resumed session (its log holds the prefix whole).
+	split []PrefixPart
 }
 
 // StateDir is the default state directory: $XDG_STATE_HOME/reika.
@@ -109,10 +112,11 @@ func (a *Agent) newSession(info llm.ModelInfo) (*session, error) {
 		in.skills = a.findSkills(root)
 	}
 	ts := sessionTools(a.tools, in.skills, mode)
-	h := ctxwin.NewHistory(buildPrefix(in).system(), tools.Specs(ts))
+	p := buildPrefix(in)
+	h := ctxwin.NewHistory(p.system(), tools.Specs(ts))
 	dir := sessionsDir(a.stateDir, root)
 	sess := &session{id: newSessionID(), root: root, dir: dir, info: info, gen: a.generation(), tally: &PromptTally{}, out: a,
-		mode: mode.Name, tools: ts, skills: in.skills}
+		mode: mode.Name, tools: ts, skills: in.skills, split: p.split(h.Tools, strings.Join(toolNames(ts), ", "))}
 	sess.m = a.newManager(h, info)
 	l, err := createLog(filepath.Join(dir, sess.id+".jsonl"))
 	if err != nil {

@@ -39,6 +39,7 @@ func (a *Agent) publishStatusBusy(sess *session, busy bool) Status {
 	}
 	if g.chip != nil {
 		setChipStatus(&st, g, info)
+		st.Tooltip += prefixLine(sess)
 	}
 	a.setLevelLocked(&st, g.chip)
 	a.modeStatusLocked(&st)

@@ -100,6 +100,9 @@ func TestServerSkillsCommandsAndModes(t *testing.T) {
 	if st.Mode != "plan" || !strings.HasPrefix(st.Text, "plan · ") || !strings.HasPrefix(st.Tooltip, "Mode: plan") {
 		t.Errorf("the status does not show the mode: %+v", st)
 	}
+	if !strings.Contains(st.Tooltip, "Prefix: system prompt ~") || !strings.Contains(st.Tooltip, " · skills ~") || !strings.Contains(st.Tooltip, " · mode ~") {
+		t.Errorf("the tooltip does not split the prefix:\n%s", st.Tooltip)
+	}
 	h.mustCommand(CmdAsk, []any{map[string]any{"prompt": "what should change?"}}, &res)
 	reqs = srv.Requests()
 	if tools := reqs[len(reqs)-1].Request.Tools; slices.Contains(tools, "write") || slices.Contains(tools, "edit") || slices.Contains(tools, "bash") ||
