@@ -135,7 +135,7 @@ var settingsTable = []setting{
 			s.ReasoningRounds, err = countValue("reasoningRounds", v)
 			return err
 		}},
-	{name: "minimal", env: "REIKA_MINIMAL", def: "false", doc: "drop the repo map and AGENTS.md on tiny windows",
+	{name: "minimal", env: "REIKA_MINIMAL", def: "false", doc: "drop the repo map, the skill list and the instruction files on tiny windows",
 		set: func(s *Settings, v any) (err error) { s.Minimal, err = boolValue("minimal", v); return err }},
 	{name: "debug", env: "REIKA_DEBUG", def: "false", doc: "log one prefix-cache line per round: append, or where it diverged and what the engine reprocessed",
 		set: func(s *Settings, v any) (err error) { s.Debug, err = boolValue("debug", v); return err }},
