@@ -119,7 +119,7 @@ func New(opts Options) (*Agent, error) {
 	}
 	a.tempDir = dir
 	a.appr = newApprovals(a.set.Approve, opts.Approver)
-	a.status = initialStatus(a.set)
+	a.status = initialStatus(a.set, opts.Workspace.Root())
 	a.watchLoading(opts.Model)
 	if opts.Resume {
 		a.resumeAtStart()
@@ -287,10 +287,8 @@ func (a *Agent) Ask(ctx context.Context, p AskParams) AskResult {
 	if strings.TrimSpace(p.Prompt) == "" && p.Attachment == nil {
 		return AskResult{Status: AskError, Message: "the prompt is empty"}
 	}
-	if name, args, ok := parseSlash(p.Prompt); ok {
-		if res, handled := a.slash(ctx, name, args, &p); handled {
-			return res
-		}
+	if res, handled := a.slashPrompt(ctx, &p); handled {
+		return res
 	}
 	ctx, end, err := a.begin(ctx)
 	if err != nil {

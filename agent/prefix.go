@@ -2,6 +2,7 @@ package agent
 
 import (
 	_ "embed"
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -193,4 +194,28 @@ func withEmpty(parts []PrefixPart, name string, minimal bool, why string) []Pref
 		}
 	}
 	return append(parts[:i:i], append([]PrefixPart{{Name: name, Note: why}}, parts[i:]...)...)
+}
+
+// prefixChars is what the fixed prefix of a new session in the workspace
+// at root will take, in characters (PrefixSplit); without a workspace, or
+// in a mode that does not exist, the system prompt, every tool and the
+// repo map's budget.
+func prefixChars(set Settings, window int, root string) int {
+	var parts []PrefixPart
+	err := errors.New("no workspace")
+	if root != "" {
+		parts, err = PrefixSplit(root, window, set)
+	}
+	if err != nil {
+		n := BasePrefixChars()
+		if !set.Minimal {
+			n += repoMapBudget(window, set)
+		}
+		return n
+	}
+	n := 0
+	for _, p := range parts {
+		n += p.Chars
+	}
+	return n
 }

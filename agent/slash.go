@@ -152,6 +152,15 @@ func (a *Agent) Commands() []Command {
 	return cmds
 }
 
+// slashPrompt runs p's command when p is one (see slash).
+func (a *Agent) slashPrompt(ctx context.Context, p *AskParams) (AskResult, bool) {
+	name, args, ok := parseSlash(p.Prompt)
+	if !ok {
+		return AskResult{}, false
+	}
+	return a.slash(ctx, name, args, p)
+}
+
 // slash runs the command of a prompt. handled is false for a custom
 // command, whose prompt p now holds for the turn to run.
 func (a *Agent) slash(ctx context.Context, name, args string, p *AskParams) (res AskResult, handled bool) {
