@@ -260,3 +260,24 @@ func TestRunInstructionsAtEveryLevel(t *testing.T) {
 		t.Errorf("the first read in web/ does not carry its instructions: %q", last.Messages[3].Content)
 	}
 }
+
+func TestWindowSplitsThePrefix(t *testing.T) {
+	root := t.TempDir()
+	put(t, root, ".reika/skills/pdf/SKILL.md", "---\nname: pdf\ndescription: Fill PDF forms\n---\nbody\n")
+	put(t, root, "AGENTS.md", "Always run go vet.\n")
+	t.Chdir(root)
+	out, errs, code := runEnv(t, map[string]string{"REIKA_MODE": "ask"}, "window", "--window", "16000")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"system prompt", "tools ", "read, grep, glob, fetch_url, skill", "skills ", "1 listed",
+		"instructions", "AGENTS.md 19 bytes", "mode ", "repo map "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("window lacks %q:\n%s", want, out)
+		}
+	}
+	out, _, _ = runEnv(t, nil, "window", "--window", "16000", "--json")
+	if !strings.Contains(out, `"prefix":[{"name":"system prompt"`) || !strings.Contains(out, `"shedPoint":`) {
+		t.Errorf("--json: %s", out)
+	}
+}
