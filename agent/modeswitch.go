@@ -140,12 +140,12 @@ func (a *Agent) modeStatusLocked(st *Status) {
 }
 
 // keepSessionMode keeps a resumed session in its mode (one /mode chose,
-// say) unless a mode was set explicitly (a flag, the environment, the
-// editor or a profile).
+// say) unless the mode setting names one (a flag, the environment, the
+// editor or a profile; an empty one names none).
 func (a *Agent) keepSessionMode(sess *session) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.set.Sources["mode"] == "" && a.mode == "" && sess.mode != ModeCode {
+	if a.set.Mode == "" && a.mode == "" && sess.mode != ModeCode {
 		a.mode = sess.mode
 	}
 }
