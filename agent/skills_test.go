@@ -90,3 +90,24 @@ func TestSkillToolLoadsTheBody(t *testing.T) {
 		t.Errorf("unknown skill: %+v", res)
 	}
 }
+
+func TestMinimalDropsTheSkillList(t *testing.T) {
+	root := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	writeFile(t, root, ".reika/skills/pdf/SKILL.md", "---\nname: pdf\ndescription: Fill PDF forms\n---\nbody\n")
+	set := findSkills(root)
+	in := prefixInputs{root: root, window: 16000, skills: set}
+	if sys := buildPrefix(in).system(); !strings.Contains(sys, "- pdf: Fill PDF forms") {
+		t.Fatalf("no skill list:\n%s", sys)
+	}
+	in.set.Minimal = true
+	if sys := buildPrefix(in).system(); strings.Contains(sys, "<skills>") {
+		t.Errorf("minimal keeps the skill list:\n%s", sys)
+	}
+	parts, _ := PrefixSplit(root, 16000, Settings{Minimal: true})
+	for _, p := range parts {
+		if p.Name == PartTools && strings.Contains(p.Note, NameSkill) {
+			t.Errorf("minimal keeps the skill tool: %+v", p)
+		}
+	}
+}
