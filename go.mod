@@ -21,4 +21,5 @@ require (
 require (
 	github.com/JohannesKaufmann/dom v0.3.1 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260623181947-01eb4420fa68 // indirect
+	go.yaml.in/yaml/v3 v3.0.6 // indirect
 )

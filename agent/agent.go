@@ -65,6 +65,7 @@ type Agent struct {
 	status        Status             // guarded by mu
 	failure       string             // why the engine is down or the last turn failed; guarded by mu
 	loading       bool               // the engine is loading its model; guarded by mu
+	mode          string             // the mode /mode chose ("": the setting's); guarded by mu
 	noticed       map[string]bool    // conditions already announced; guarded by mu
 	closed        bool               // guarded by mu
 	// logFault, when set (tests), is given to every session log; guarded
@@ -118,7 +119,7 @@ func New(opts Options) (*Agent, error) {
 	}
 	a.tempDir = dir
 	a.appr = newApprovals(a.set.Approve, opts.Approver)
-	a.status = initialStatus(a.set)
+	a.status = initialStatus(a.set, opts.Workspace.Root())
 	a.watchLoading(opts.Model)
 	if opts.Resume {
 		a.resumeAtStart()
@@ -145,6 +146,7 @@ func (a *Agent) resumeAtStart() {
 	switch {
 	case err == nil:
 		a.sess, a.turns = sess, sess.m.H.Turns()
+		a.keepSessionMode(sess)
 		if note != "" {
 			a.logf("reika: %s", note)
 			a.notice("", LevelWarning, note)
@@ -285,6 +287,9 @@ func (a *Agent) Ask(ctx context.Context, p AskParams) AskResult {
 	if strings.TrimSpace(p.Prompt) == "" && p.Attachment == nil {
 		return AskResult{Status: AskError, Message: "the prompt is empty"}
 	}
+	if res, handled := a.slashPrompt(ctx, &p); handled {
+		return res
+	}
 	ctx, end, err := a.begin(ctx)
 	if err != nil {
 		return AskResult{Session: a.sessionID(), Status: AskError, Message: err.Error()}
@@ -297,6 +302,9 @@ func (a *Agent) Ask(ctx context.Context, p AskParams) AskResult {
 		return AskResult{Status: AskError, Message: err.Error()}
 	}
 	a.applyChanges(sess)
+	if err := a.switchMode(sess); err != nil {
+		return AskResult{Session: sess.id, Status: AskError, Message: err.Error()}
+	}
 	if err := promptFits(taskPrompt(p), sess.m.Window()); err != nil {
 		return AskResult{Session: sess.id, Status: AskError, Message: err.Error()}
 	}
@@ -448,6 +456,9 @@ func (a *Agent) UpdateSettings(s Settings) error {
 	old := a.set
 	a.set = s
 	a.gen++
+	if s.Mode != old.Mode {
+		a.mode = "" // a changed setting wins over /mode
+	}
 	newModel := a.opts.NewModel
 	a.mu.Unlock()
 	a.appr.setMode(s.Approve)

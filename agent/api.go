@@ -59,6 +59,9 @@ type Status struct {
 	WindowSource string `json:"windowSource"`
 	Model        string `json:"model"`
 	Session      string `json:"session"`
+	// Mode is the session's mode when it is not code (modes.go); empty
+	// for code.
+	Mode string `json:"mode,omitempty"`
 }
 
 // LevelInfo is the level of an informational notice.

@@ -38,6 +38,8 @@ const (
 	recNote  = "note"  // the note written before a fold
 	recState = "state" // what the manager learned
 	recInfo  = "info"  // an error or a notice in the transcript
+	// recPrefix is a new fixed prefix (System, Tools) from a mode switch.
+	recPrefix = "prefix"
 )
 
 // record is one line of the log.
@@ -50,6 +52,8 @@ type record struct {
 	System  string            `json:"system,omitempty"`
 	Tools   []ctxwin.ToolSpec `json:"tools,omitempty"`
 	Model   string            `json:"model,omitempty"`
+	// start, prefix: the session's mode ("" is code)
+	Mode string `json:"mode,omitempty"`
 
 	// turn
 	Turn   int    `json:"turn,omitempty"`

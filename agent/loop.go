@@ -31,7 +31,7 @@ type run struct {
 // calls, the turn is cancelled, or it fails.
 func (a *Agent) runTurn(ctx context.Context, sess *session, p AskParams) (res AskResult) {
 	defer a.recoverTurn(&res) // a bug (a panic) fails the turn, not the agent: bug.go
-	r := &run{h: a, sess: sess, tools: a.tools}
+	r := &run{h: a, sess: sess, tools: sess.tools}
 	r.env = a.toolEnv(sess, true)
 	prompt := taskPrompt(p)
 	sess.m.StartTurn(prompt)
@@ -322,6 +322,7 @@ func (r *run) progress() {
 // answers, and whether it defines the task.
 func (r *run) toResult(c ctxwin.ToolCall, res *ctxwin.Result) *ctxwin.Result {
 	res.CallID, res.Tool = c.ID, c.Name
+	r.sess.addNested(res)
 	if res.Kind == "" {
 		res.Kind = c.Name
 	}

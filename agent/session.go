@@ -61,6 +61,16 @@ type session struct {
 	// reuseMisses counts the deletion-shaped requests in a row that reused
 	// nothing beyond the common prefix (chunkreuse.go).
 	reuseMisses int
+	// mode is the session's mode, tools the tools it offers (the mode's),
+	// skills those found when it started, nested the directories whose
+	// instructions it was given (modes.go, skills.go, instructions.go).
+	mode   string
+	tools  []tools.Tool
+	skills skillSet
+	nested map[string]bool
+	// split is the fixed prefix part by part, for the status tooltip; nil
+	// for a resumed session (its log holds the prefix whole).
+	split []PrefixPart
 }
 
 // StateDir is the default state directory: $XDG_STATE_HOME/reika.
@@ -97,13 +107,22 @@ func newSessionID() string {
 func (a *Agent) newSession(info llm.ModelInfo) (*session, error) {
 	s := a.settings()
 	root := a.opts.Workspace.Root()
-	var repo repoMapper
-	if !s.Minimal {
-		repo = a.repoMap(root)
+	in := prefixInputs{root: root, window: info.Window, set: s}
+	mode, err := resolveMode(root, a.currentMode())
+	if err != nil {
+		return nil, err
 	}
-	h := ctxwin.NewHistory(fixedPrefix(root, info.Window, s, repo), tools.Specs(a.tools))
+	in.mode = mode
+	if !s.Minimal {
+		in.repo = a.repoMap(root)
+		in.skills = a.findSkills(root)
+	}
+	ts := sessionTools(a.tools, in.skills, mode)
+	p := buildPrefix(in)
+	h := ctxwin.NewHistory(p.system(), tools.Specs(ts))
 	dir := sessionsDir(a.stateDir, root)
-	sess := &session{id: newSessionID(), root: root, dir: dir, info: info, gen: a.generation(), tally: &PromptTally{}, out: a}
+	sess := &session{id: newSessionID(), root: root, dir: dir, info: info, gen: a.generation(), tally: &PromptTally{}, out: a,
+		mode: mode.Name, tools: ts, skills: in.skills, split: p.split(h.Tools, strings.Join(toolNames(ts), ", "))}
 	sess.m = a.newManager(h, info)
 	l, err := createLog(filepath.Join(dir, sess.id+".jsonl"))
 	if err != nil {
@@ -111,7 +130,7 @@ func (a *Agent) newSession(info llm.ModelInfo) (*session, error) {
 	}
 	l.fault = a.faultHook()
 	sess.log = l
-	err = l.append(record{Kind: recStart, Session: sess.id, Root: root, System: h.System, Tools: h.Tools, Model: info.Model,
+	err = l.append(record{Kind: recStart, Session: sess.id, Root: root, System: h.System, Tools: h.Tools, Model: info.Model, Mode: mode.Name,
 		State: ctxwin.State{Window: info.Window}, Source: info.WindowSource})
 	if err == nil {
 		err = l.sync()
@@ -228,7 +247,8 @@ func (a *Agent) resumeSession(info llm.ModelInfo) (sess *session, note string, e
 	if info.Model == "" {
 		info.Model = start.Model
 	}
-	sess = &session{id: start.Session, root: start.Root, dir: dir, info: info, log: l, gen: a.generation(), tally: &PromptTally{}, out: a}
+	sess = &session{id: start.Session, root: start.Root, dir: dir, info: info, log: l, gen: a.generation(), tally: &PromptTally{}, out: a,
+		mode: start.Mode, nested: map[string]bool{}}
 	sess.m = a.newManager(h, info)
 	good := len(recs)
 	for i, r := range recs[1:] {
@@ -237,10 +257,9 @@ func (a *Agent) resumeSession(info llm.ModelInfo) (sess *session, note string, e
 			good = i + 1
 			break
 		}
-		if r.Kind == recState && r.Tally != nil {
-			*sess.tally = *r.Tally
-		}
+		sess.replayed(r)
 	}
+	a.bindTools(sess)
 	if info.Window > 0 {
 		// What the engine (or the setting) says now wins over the log: the
 		// engine may have restarted with another window.
@@ -305,6 +324,8 @@ func replayRecord(m *ctxwin.Manager, r record) (err error) {
 		m.Apply(r.Event)
 	case recState:
 		m.Restore(r.State)
+	case recPrefix:
+		m.SetPrefix(r.System, r.Tools)
 	case recNote, recInfo:
 	default:
 		return fmt.Errorf("an unknown record kind %q", r.Kind)

@@ -42,6 +42,9 @@ type Settings struct {
 	// lets the engine client choose, CacheReuseOff ("off") asks for none,
 	// a positive number is that size. Other engines are never sent it.
 	CacheReuse int `json:"cacheReuse"`
+	// Mode is the mode new sessions start in and a session switches to
+	// (modes.go): code, plan, ask or a custom mode's name.
+	Mode string `json:"mode"`
 
 	// APIKey is the resolved key (the file apiKeyFile names, else the
 	// variable apiKeyEnv names, else REIKA_API_KEY). It is never logged,
@@ -139,7 +142,7 @@ var settingsTable = []setting{
 			s.ReasoningRounds, err = countValue("reasoningRounds", v)
 			return err
 		}},
-	{name: "minimal", env: "REIKA_MINIMAL", def: "false", doc: "drop the repo map and AGENTS.md on tiny windows",
+	{name: "minimal", env: "REIKA_MINIMAL", def: "false", doc: "drop the repo map, the skill list and the instruction files on tiny windows",
 		set: func(s *Settings, v any) (err error) { s.Minimal, err = boolValue("minimal", v); return err }},
 	{name: "debug", env: "REIKA_DEBUG", def: "false", doc: "log one prefix-cache line per round: append, or where it diverged and what the engine reprocessed",
 		set: func(s *Settings, v any) (err error) { s.Debug, err = boolValue("debug", v); return err }},
@@ -160,6 +163,14 @@ var settingsTable = []setting{
 		}},
 	{name: "cacheReuse", env: "REIKA_CACHE_REUSE", def: "`auto` (8)", doc: "llama.cpp only: the smallest chunk of its cache it may shift into place after a change (`off`: none; see KV shifting)",
 		set: func(s *Settings, v any) (err error) { s.CacheReuse, err = cacheReuse(v); return err }},
+	{name: "mode", env: "REIKA_MODE", def: "`code`", doc: "`plan` or `ask` for read-only tools, or a custom mode of `.reika/modes/NAME.md`",
+		set: func(s *Settings, v any) (err error) {
+			s.Mode, err = stringValue("mode", v)
+			if err == nil && s.Mode != "" && !modeName.MatchString(s.Mode) {
+				err = fmt.Errorf("mode: want code, plan, ask or a custom mode's name (lowercase letters, digits, - and _), got %q", s.Mode)
+			}
+			return err
+		}},
 }
 
 // SettingNames lists every setting key (docs/design.md §5), in order.

@@ -34,13 +34,15 @@ func (a *Agent) publishStatusBusy(sess *session, busy bool) Status {
 		// Before the first turn: the window, and what the fixed prefix
 		// will take of it.
 		var c ctxwin.Chip
-		c, g.b, g.known = prefixChip(a.set, info.Window)
+		c, g.b, g.known = prefixChip(a.set, info.Window, a.opts.Workspace.Root())
 		g.chip = &c
 	}
 	if g.chip != nil {
 		setChipStatus(&st, g, info)
+		st.Tooltip += prefixLine(sess)
 	}
 	a.setLevelLocked(&st, g.chip)
+	a.modeStatusLocked(&st)
 	a.applyLoading(&st)
 	warn := st.Level == LevelWarning
 	a.status = st
@@ -155,15 +157,8 @@ func (a *Agent) noticeWarn80(st Status, shrunk bool) {
 // prefixChip is the chip before the first turn: what the fixed prefix will
 // take (estimated at four characters a token) of a window of window tokens
 // (0: unknown).
-func prefixChip(set Settings, window int) (c ctxwin.Chip, b ctxwin.Budget, known bool) {
-	prefix := BasePrefixChars()
-	if !set.Minimal {
-		prefix += ctxwin.RepoMapChars(window)
-		if set.RepoMapBudget > 0 {
-			prefix += set.RepoMapBudget - ctxwin.RepoMapChars(window)
-		}
-	}
-	size := prefix / 4
+func prefixChip(set Settings, window int, root string) (c ctxwin.Chip, b ctxwin.Budget, known bool) {
+	size := prefixChars(set, window, root) / 4
 	if window <= 0 {
 		return ctxwin.NewChip(size, nil), b, false
 	}
@@ -173,8 +168,8 @@ func prefixChip(set Settings, window int) (c ctxwin.Chip, b ctxwin.Budget, known
 
 // initialStatus is the status before discovery has answered (docs/protocol.md):
 // the size of the fixed prefix with no window.
-func initialStatus(set Settings) Status {
-	c, _, _ := prefixChip(set, 0)
+func initialStatus(set Settings, root string) Status {
+	c, _, _ := prefixChip(set, 0, root)
 	return Status{Text: c.Text, Size: c.Size, Level: LevelOK, WindowSource: llm.SourceNone,
 		Tooltip: fmt.Sprintf("Context: %d tokens of fixed prefix\nAsking the engine for its context window…", c.Size)}
 }

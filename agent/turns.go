@@ -81,13 +81,14 @@ const subagentPrompt = "You are a subagent of Reika, a coding agent. Do the task
 // several slots keeps them off the session's.
 func (a *Agent) subagent(ctx context.Context, parent *session, task string) (string, error) {
 	var ts []tools.Tool
-	for _, t := range a.tools {
+	for _, t := range parent.tools {
 		if t.Spec().Name != tools.NameSubagent {
 			ts = append(ts, t)
 		}
 	}
 	system := subagentPrompt + fmt.Sprintf("\n\nEnvironment: the workspace root is %s. Paths are relative to it.", parent.root)
-	child := &session{id: parent.id + "/sub", root: parent.root, dir: parent.dir, results: parent.resultsDir(), info: parent.info, tally: parent.tally, subagent: true}
+	child := &session{id: parent.id + "/sub", root: parent.root, dir: parent.dir, results: parent.resultsDir(), info: parent.info, tally: parent.tally, subagent: true,
+		mode: parent.mode, tools: ts, skills: parent.skills}
 	child.m = a.newManager(ctxwin.NewHistory(system, tools.Specs(ts)), parent.info)
 	child.m.StartTurn(task)
 	r := &run{h: a, sess: child, tools: ts}

@@ -20,6 +20,7 @@ var commandTable = map[string]command{
 	CmdSave:       (*server).cmdSave,
 	CmdNewSession: (*server).cmdNewSession,
 	CmdTranscript: (*server).cmdTranscript,
+	CmdCommands:   (*server).cmdCommands,
 }
 
 // executeCommand runs the command workspace/executeCommand names.

@@ -16,7 +16,7 @@ const (
 )
 
 // Commands lists the commands the server advertises, in docs/protocol.md's order.
-var Commands = []string{CmdAsk, CmdCompact, CmdCancel, CmdStatus, CmdSave, CmdNewSession, CmdTranscript}
+var Commands = []string{CmdAsk, CmdCompact, CmdCancel, CmdStatus, CmdSave, CmdNewSession, CmdTranscript, CmdCommands}
 
 // Custom notifications and the code action.
 const (

@@ -24,7 +24,7 @@ func init() {
 	register(command{name: "run", summary: "run one turn of the agent in this directory, headless", run: runRun})
 }
 
-const runUsage = `usage: reika-lsp run [--approve ask|edits|all] [--continue] "prompt"
+const runUsage = `usage: reika-lsp run [--approve ask|edits|all] [--mode NAME] [--continue] "prompt"
 
 Runs one turn of the agent in the current directory against the configured
 endpoint (REIKA_BASE_URL, default http://127.0.0.1:8080/v1), printing the
@@ -32,7 +32,12 @@ transcript as it streams and the context chip after each round on stderr.
 
   --approve MODE  ask (default): ask before edits, commands and fetches;
                   edits: allow file edits; all: allow everything in the workspace
+  --mode NAME     code (default), plan or ask (read-only tools), or a custom
+                  mode of .reika/modes/NAME.md; the mode setting otherwise
   --continue      resume this directory's last session
+
+A prompt that is a slash command (/compact, /new, /save [FILE], /mode NAME,
+/skills, /help, or a custom one) runs it instead; /help lists them.
 `
 
 // runRun is the run command: it parses args, runs one turn in the working
@@ -51,6 +56,10 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "reika-lsp run: %v\n", err)
 		return 1
+	}
+	if err := agent.CheckMode(root, opts.settings.Mode); err != nil {
+		fmt.Fprintf(stderr, "reika-lsp run: %v\n", err)
+		return 2
 	}
 	term := newTerminal(stdout, stderr)
 	logf := func(f string, a ...any) { term.log(fmt.Sprintf(f, a...)) }
@@ -94,6 +103,7 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (opts runOptions, cod
 	fs.SetOutput(io.Discard)
 	approve := fs.String("approve", "", "")
 	cont := fs.Bool("continue", false, "")
+	mode := fs.String("mode", "", "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, runUsage)
@@ -118,6 +128,12 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (opts runOptions, cod
 			return opts, 2, false
 		}
 		settings.Approve = *approve
+	}
+	if *mode != "" {
+		if settings, err = agent.WithMode(settings, *mode, "--mode"); err != nil {
+			fmt.Fprintf(stderr, "reika-lsp run: %v\n", err)
+			return opts, 2, false
+		}
 	}
 	opts.settings, opts.resume = settings, *cont
 	return opts, 0, true

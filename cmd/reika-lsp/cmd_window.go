@@ -19,7 +19,9 @@ func init() {
 const windowUsage = `usage: reika-lsp window [--window N] [--reserve N] [--json]
 
 Shows how a context window is divided: the usable window, the shed point and
-target, what a fold keeps, the recap and the repo map budgets, and a picture.
+target, what a fold keeps, the recap and the repo map budgets, the fixed
+prefix a new session in this directory would send, part by part (system
+prompt, tools, skills, instructions, mode, repo map), and a picture.
 
   --window N    the window in tokens (default: the configured window,
                 REIKA_CONTEXT_WINDOW or the active profile)
@@ -82,12 +84,20 @@ func runWindow(args []string, stdout, stderr io.Writer) int {
 	if settings.RepoMapBudget > 0 {
 		b.RepoMapChars = settings.RepoMapBudget
 	}
+	parts, err := prefixSplit(window, settings)
+	if err != nil {
+		fmt.Fprintf(stderr, "reika-lsp window: %v\n", err)
+		return 2
+	}
 	if *asJSON {
-		out, _ := json.Marshal(b)
+		out, _ := json.Marshal(struct {
+			ctxwin.Budget
+			Prefix []agent.PrefixPart `json:"prefix"`
+		}{b, parts})
 		fmt.Fprintln(stdout, string(out))
 		return 0
 	}
-	printWindow(stdout, b, source)
+	printWindow(stdout, b, source, parts)
 	if pin.Capped(window) {
 		fmt.Fprintf(stdout, "\nThe reserve pinned at %d is capped at half the window, as a session caps it.\n", pin.Pinned)
 	}
@@ -123,7 +133,7 @@ func describeSource(s agent.Settings, name string) string {
 	}
 }
 
-func printWindow(w io.Writer, b ctxwin.Budget, source string) {
+func printWindow(w io.Writer, b ctxwin.Budget, source string, parts []agent.PrefixPart) {
 	fmt.Fprintf(w, "A %s window (%d tokens, from %s) with a %d-token reserve\n\n", ctxwin.FormatTokens(b.Window), b.Window, source, b.Reserve)
 	rows := []struct {
 		name  string
@@ -141,7 +151,8 @@ func printWindow(w io.Writer, b ctxwin.Budget, source string) {
 		fmt.Fprintf(w, "  %-15s %7d   %s\n", r.name, r.value, r.what)
 	}
 	fmt.Fprintln(w)
-	for _, line := range strings.Split(strings.TrimRight(ctxwin.Picture(b, fixedPrefixTokens(b), 64), "\n"), "\n") {
+	printPrefix(w, parts)
+	for _, line := range strings.Split(strings.TrimRight(ctxwin.Picture(b, fixedPrefixTokens(parts), 64), "\n"), "\n") {
 		fmt.Fprintln(w, "  "+line)
 	}
 }

@@ -29,6 +29,7 @@ export const ServerSettings = [
 	{ key: 'modelsUrl', kind: 'url' },
 	{ key: 'fetchAllowHosts', kind: 'string' },
 	{ key: 'cacheReuse', kind: 'cacheReuse' },
+	{ key: 'mode', kind: 'string' },
 ] as const satisfies readonly { key: string; kind: SettingKind }[];
 
 export type ServerSettingKey = (typeof ServerSettings)[number]['key'];

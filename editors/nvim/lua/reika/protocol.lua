@@ -85,6 +85,7 @@ M.settings = {
   { name = 'modelsUrl', type = 'string' },
   { name = 'fetchAllowHosts', type = 'string' },
   { name = 'cacheReuse', type = 'integer', min = 1, values = { 'auto', 'off' } },
+  { name = 'mode', type = 'string' },
 }
 
 -- The settings section name.
