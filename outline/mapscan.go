@@ -13,20 +13,19 @@ import (
 	"github.com/reika-lsp/reika-lsp/internal/walk"
 )
 
-// scan walks the tree, refreshes the cache and returns the paths of the
-// files to map, in the walk's order (lexical, directory by directory). It
-// sets m.stats but for Shown and Took, which Render fills in.
-func (m *RepoMap) scan() ([]string, error) {
+// scan brings the cache up to date with the files the walk found (loading
+// the cache file first, once), parses the new and changed ones, and returns
+// the paths of the files to map, in the walk's order (lexical, directory by
+// directory). It sets m.stats but for Shown and Took, which Render fills
+// in.
+func (m *RepoMap) scan(stamps []fileStamp, racy int64) []string {
 	m.loadCacheLocked()
-	w, err := m.walkTree()
-	if err != nil {
-		return nil, err
-	}
+	w := m.refresh(stamps)
 	removed := m.forgetRemoved(w.seen)
 	m.outlineAll(w.jobs)
 	stats := MapStats{Cached: w.cached, Parsed: len(w.jobs)}
 	if len(w.jobs) > 0 || removed {
-		stats.CacheErr = m.saveCacheLocked(w.rels)
+		stats.CacheErr = m.saveCacheLocked(w.rels, racy)
 	}
 	out := w.rels[:0]
 	for _, rel := range w.rels {
@@ -38,10 +37,16 @@ func (m *RepoMap) scan() ([]string, error) {
 	}
 	stats.Files = len(out)
 	m.stats = stats
-	return out, nil
+	return out
 }
 
-// mapWalk is what one walk of the tree found.
+// fileStamp is a file the walk found, with what says it changed.
+type fileStamp struct {
+	rel         string
+	mtime, size int64
+}
+
+// mapWalk is what one walk of the tree brings to the cache.
 type mapWalk struct {
 	rels   []string        // the files to map, in walk order
 	seen   map[string]bool // the same, as a set
@@ -57,11 +62,10 @@ type outlineJob struct {
 
 // walkTree walks the tree as git sees it, up to maxMapFiles files, leaving
 // out skipped directories and files and anything that is not a regular
-// file. A file whose modification time and size match its cache entry keeps
-// it; any other gets a new entry in m.files, and a job when outline knows
-// its language.
-func (m *RepoMap) walkTree() (mapWalk, error) {
-	w := mapWalk{seen: map[string]bool{}}
+// file, and returns the files with their modification time and size. It
+// reads no file.
+func (m *RepoMap) walkTree() ([]fileStamp, error) {
+	var stamps []fileStamp
 	err := walk.Walk(m.root, func(rel string, d fs.DirEntry) error {
 		if d.IsDir() {
 			if skipDir(d.Name()) {
@@ -72,34 +76,43 @@ func (m *RepoMap) walkTree() (mapWalk, error) {
 		if !d.Type().IsRegular() || skipFile(rel) {
 			return nil // symlinks are not followed out of the tree
 		}
-		if len(w.seen) >= maxMapFiles {
+		if len(stamps) >= maxMapFiles {
 			return walk.SkipAll
 		}
 		info, err := d.Info()
 		if err != nil {
 			return nil
 		}
-		w.seen[rel] = true
-		mtime, size := info.ModTime().UnixNano(), info.Size()
-		if f := m.files[rel]; f != nil && f.mtime == mtime && f.size == size {
-			if f.lang != "" {
-				w.cached++
-			}
-			w.rels = append(w.rels, rel)
-			return nil
-		}
-		f := &mapFile{mtime: mtime, size: size, lang: Detect(rel, nil)}
-		m.files[rel] = f
-		w.rels = append(w.rels, rel)
-		if f.lang != "" {
-			w.jobs = append(w.jobs, outlineJob{rel, f})
-		}
+		stamps = append(stamps, fileStamp{rel, info.ModTime().UnixNano(), info.Size()})
 		return nil
 	})
 	if err != nil {
-		return mapWalk{}, fmt.Errorf("repo map: %w", err)
+		return nil, fmt.Errorf("repo map: %w", err)
 	}
-	return w, nil
+	return stamps, nil
+}
+
+// refresh matches the walk's files with the cache: a file whose
+// modification time and size match its cache entry keeps it; any other gets
+// a new entry in m.files, and a job when outline knows its language.
+func (m *RepoMap) refresh(stamps []fileStamp) mapWalk {
+	w := mapWalk{rels: make([]string, 0, len(stamps)), seen: make(map[string]bool, len(stamps))}
+	for _, s := range stamps {
+		w.seen[s.rel] = true
+		w.rels = append(w.rels, s.rel)
+		if f := m.files[s.rel]; f != nil && f.mtime == s.mtime && f.size == s.size {
+			if f.lang != "" {
+				w.cached++
+			}
+			continue
+		}
+		f := &mapFile{mtime: s.mtime, size: s.size, lang: Detect(s.rel, nil)}
+		m.files[s.rel] = f
+		if f.lang != "" {
+			w.jobs = append(w.jobs, outlineJob{s.rel, f})
+		}
+	}
+	return w
 }
 
 // forgetRemoved drops the cache entries of files the walk did not see and

@@ -2,6 +2,7 @@ package outline
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -38,10 +39,12 @@ var mapLimits = Limits{Timeout: DefaultLimits.Timeout, MaxBytes: 1 << 20}
 // ones the session touched, the most referenced and the most recently
 // modified come first, with their key declarations, within a character
 // budget. It keeps each file's outline and references keyed by modification
-// time and size, so rendering an unchanged tree again parses nothing. It is
-// safe for concurrent use.
+// time and size, so rendering an unchanged tree again parses nothing, and
+// its last map keyed by everything it depends on (mapKey), so rendering an
+// unchanged tree again with the same touches and budget ranks nothing
+// either. It is safe for concurrent use.
 //
-// SetCacheFile keeps the cache in a file too, for the next process.
+// SetCacheDir keeps both on disk too, for the next process.
 //
 // The map respects .gitignore and skips hidden and vendored directories
 // (vendor/, node_modules/, third_party/, testdata/...), lockfiles, assets,
@@ -53,8 +56,10 @@ type RepoMap struct {
 	mu          sync.Mutex          // held by Render
 	files       map[string]*mapFile // guarded by mu; by slash path relative to root
 	stats       MapStats            // guarded by mu
-	cacheFile   string              // guarded by mu; see SetCacheFile
-	cacheLoaded bool                // guarded by mu
+	cacheDir    string              // guarded by mu; this workspace's, see SetCacheDir
+	cacheLoaded bool                // guarded by mu; the outlines file was read
+	maps        []diskMap           // guarded by mu; the maps file as last read or written
+	last        *diskMap            // guarded by mu; the last map rendered or reused
 
 	tmu     sync.Mutex
 	touched map[string]int // guarded by tmu; path → tick of its last Touch
@@ -69,6 +74,10 @@ type MapStats struct {
 	Skipped int           // generated or minified files left out
 	Shown   int           // files in the rendering
 	Took    time.Duration // the whole Render
+	// Reused: the map itself came from the cache (of this process or the
+	// cache directory); nothing was parsed or ranked, and the figures
+	// above are those of the Render that made it.
+	Reused bool
 	// CacheErr is why the cache file could not be written, if it could
 	// not (the map is rendered anyway).
 	CacheErr error
@@ -125,7 +134,9 @@ func (m *RepoMap) Stats() MapStats {
 
 // Render returns the repo map within budget characters (bytes); budget <= 0
 // means no limit. It parses the files that changed since the last Render
-// and reuses the rest.
+// and reuses the rest; when nothing it depends on changed (the files, the
+// touches, the budget: see mapKey), it returns the map it kept without
+// ranking again.
 //
 // The top files are listed with the signatures of their key declarations,
 // the next ones with the names of their declarations, then bare paths; a
@@ -147,24 +158,41 @@ func (m *RepoMap) Render(budget int) (string, error) {
 		return "", fmt.Errorf("repo map: %s is not a directory", m.root)
 	}
 	m.tmu.Lock()
-	touched := make(map[string]int, len(m.touched))
-	for k, v := range m.touched {
-		touched[k] = v
-	}
+	touched := touchedOrder(m.touched)
+	ticks := maps.Clone(m.touched)
 	m.tmu.Unlock()
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	rels, err := m.scan()
+	stamps, err := m.walkTree()
 	if err != nil {
 		return "", err
 	}
-	order, weights := m.rank(rels, touched)
+	key := mapKey(m.absRoot(), budget, touched, stamps)
+	if out, ok := m.reuseMap(key); ok {
+		m.stats.Took = time.Since(start)
+		return out, nil
+	}
+	racy := start.Add(-racyWindow).UnixNano()
+	rels := m.scan(stamps, racy)
+	order, weights := m.rank(rels, ticks)
 	out, shown := m.render(order, weights, 0)
 	if budget > 0 && len(out) > budget {
 		out, shown = m.render(order, weights, budget)
 	}
 	m.stats.Shown = shown
+	if err := m.keepMap(key, out, newest(stamps), racy); err != nil && m.stats.CacheErr == nil {
+		m.stats.CacheErr = err
+	}
 	m.stats.Took = time.Since(start)
 	return out, nil
+}
+
+// newest is the latest modification time of the files.
+func newest(stamps []fileStamp) int64 {
+	var t int64
+	for _, s := range stamps {
+		t = max(t, s.mtime)
+	}
+	return t
 }

@@ -22,11 +22,12 @@ func runRepoMap(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&budget, "budget", "`N` characters; 0 for no limit (default: $REIKA_REPO_MAP_BUDGET, else 5% of the window)")
 	window := fs.Int("window", 0, "context window in tokens the default budget is taken from (default: $REIKA_CONTEXT_WINDOW)")
 	stats := fs.Bool("stats", false, "print what the map read and how long it took to stderr")
-	cache := fs.Bool("cache", false, "keep the outlines in the user's cache directory, so the next run parses only what changed")
+	cache := fs.Bool("cache", true, "keep the outlines and the map in the user's cache directory, so the next run parses only what changed and ranks nothing when nothing did")
+	noCache := fs.Bool("no-cache", false, "neither read nor write the cache (the same as --cache=false)")
 	var touches stringList
 	fs.Var(&touches, "touch", "a file the session touched, ranked first (repeatable)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: reika-lsp repomap [--budget N] [--window W] [--touch FILE]... [--cache] [DIR]")
+		fmt.Fprintln(stderr, "usage: reika-lsp repomap [--budget N] [--window W] [--touch FILE]... [--no-cache] [DIR]")
 		fmt.Fprintln(stderr, "\nPrints the repo map the fixed prefix of every request carries: the workspace's")
 		fmt.Fprintln(stderr, "files with their key declarations, the most referenced and most recently touched")
 		fmt.Fprintln(stderr, "first, within the budget. DIR defaults to the current directory.")
@@ -59,12 +60,12 @@ func runRepoMap(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	m := outline.NewRepoMap(dir)
-	if *cache {
-		file, err := outline.DefaultCacheFile(dir)
+	if *cache && !*noCache {
+		cdir, err := outline.DefaultCacheDir()
 		if err != nil {
 			fmt.Fprintf(stderr, "reika-lsp repomap: no cache: %v\n", err)
 		} else {
-			m.SetCacheFile(file)
+			m.SetCacheDir(cdir)
 		}
 	}
 	for _, t := range touches {
@@ -80,8 +81,12 @@ func runRepoMap(args []string, stdout, stderr io.Writer) int {
 	}
 	if *stats {
 		s := m.Stats()
-		fmt.Fprintf(stderr, "repomap: %d files, %d read, %d cached, %d generated left out, %d shown, %d of %d characters, %v\n",
-			s.Files, s.Parsed, s.Cached, s.Skipped, s.Shown, len(out), n, s.Took.Round(1e6))
+		reused := ""
+		if s.Reused {
+			reused = ", the map itself from the cache"
+		}
+		fmt.Fprintf(stderr, "repomap: %d files, %d read, %d cached, %d generated left out, %d shown, %d of %d characters%s, %v\n",
+			s.Files, s.Parsed, s.Cached, s.Skipped, s.Shown, len(out), n, reused, s.Took.Round(1e6))
 		if s.CacheErr != nil {
 			fmt.Fprintf(stderr, "repomap: cache not written: %v\n", s.CacheErr)
 		}

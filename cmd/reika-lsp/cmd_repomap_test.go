@@ -1,8 +1,12 @@
 package main
 
 import (
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestRepoMapCommand(t *testing.T) {
@@ -16,6 +20,8 @@ func TestRepoMapCommand(t *testing.T) {
 		files["pkg/f"+strings.Repeat("x", i%7)+string(rune('a'+i%26))+string(rune('a'+i/26))+".go"] = "package pkg\n\nfunc Helper() {}\n"
 	}
 	dir := writeFiles(t, files)
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
 
 	out, errs, code := run(t, "repomap", "--budget", "300", dir)
 	if code != 0 || errs != "" {
@@ -63,5 +69,35 @@ func TestRepoMapCommand(t *testing.T) {
 	out, _, _ = run(t, "repomap", "--budget", "0", "--touch", "README.md", dir)
 	if !strings.HasPrefix(out, "README.md\n") {
 		t.Errorf("--touch README.md:\n%s", out)
+	}
+}
+
+// TestRepoMapCommandCache: the second run of an unchanged tree prints the
+// same map from the cache; --no-cache neither reads nor writes it.
+func TestRepoMapCommandCache(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"widget/widget.go": "package widget\n\ntype Widget struct{}\n\nfunc NewWidget() *Widget { return nil }\n",
+		"cmd/main.go":      "package main\n\nfunc main() { widget.NewWidget() }\n",
+	})
+	then := time.Now().Add(-time.Hour) // older than the cache's racy window
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error { return os.Chtimes(p, then, then) })
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+
+	cold, errs, code := run(t, "repomap", "--no-cache", "--stats", dir)
+	if code != 0 || strings.Contains(errs, "from the cache") {
+		t.Fatalf("--no-cache: exit %d, %q", code, errs)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(cache, "reika", "repomap")); len(entries) != 0 {
+		t.Errorf("--no-cache wrote %d cache entries", len(entries))
+	}
+	for i, want := range []bool{false, true, true} {
+		out, errs, _ := run(t, "repomap", "--stats", dir)
+		if out != cold || strings.Contains(errs, "from the cache") != want {
+			t.Errorf("run %d: stderr %q, map:\n%s\n--- without the cache:\n%s", i, errs, out, cold)
+		}
+	}
+	if _, errs, _ := run(t, "repomap", "--stats", "--budget", "50", dir); strings.Contains(errs, "from the cache") {
+		t.Errorf("another budget came from the cache: %q", errs)
 	}
 }
