@@ -105,9 +105,9 @@ func TestRun(t *testing.T) {
 			t.Errorf("%s: prefill %d with chunk reuse, %d without; context %v and %v; retention %v and %v", p, chunk.Prefill, prefix.Prefill,
 				chunk.Context, prefix.Context, chunk.Retention, prefix.Retention)
 		}
-		for _, r := range prefix.Retention {
-			if r < 0 || r > 1 {
-				t.Errorf("%s: retention %v", p, prefix.Retention)
+		for i, r := range prefix.Retention {
+			if v := prefix.Verbatim[i]; r < 0 || r > 1 || v < 0 || v > 1 {
+				t.Errorf("%s: retention %v, verbatim %v", p, prefix.Retention, prefix.Verbatim)
 			}
 		}
 	}
@@ -118,6 +118,9 @@ func TestRun(t *testing.T) {
 	for _, f := range res.Runs {
 		if f.Rounds != rounds || f.Served > rounds || f.Prefill <= 0 || f.LowerBound <= 0 || f.Ratio != float64(f.Prefill)/float64(f.LowerBound) {
 			t.Errorf("%s: %+v", f.Policy, f)
+		}
+		if want := (float64(f.Prefill) + genWeight*float64(f.SummaryTokens)) / float64(f.LowerBound); f.Cost != want || f.SummaryTokens > 0 && f.Cost <= f.Ratio {
+			t.Errorf("%s: cost %.3f, want %.3f (prefill %d, generated %d, lower bound %d)", f.Policy, f.Cost, want, f.Prefill, f.SummaryTokens, f.LowerBound)
 		}
 		if f.Overflows == 0 && f.Served != rounds {
 			t.Errorf("%s: %d of %d rounds served without an overflow", f.Policy, f.Served, rounds)
@@ -143,6 +146,14 @@ func TestRun(t *testing.T) {
 			if f.SummaryCalls == 0 {
 				t.Errorf("%s made no summary call in %d rounds at 16k", f.Policy, rounds)
 			}
+		}
+	}
+	for _, r := range res.Rows {
+		// One session: no interval; the row's figures are the session's.
+		if f := byEngine[r.Policy][r.Engine]; r.Slots != slots || r.Cost != f.Cost || r.CostCI95 != [2]float64{f.Cost, f.Cost} ||
+			r.Verbatim != mean(f.Verbatim) || r.VerbatimCI95 != [2]float64{r.Verbatim, r.Verbatim} {
+			t.Errorf("%s on %s: slots %d cost %.3f %v verbatim %.3f %v; the session's cost %.3f, verbatim %v",
+				r.Policy, r.Engine, r.Slots, r.Cost, r.CostCI95, r.Verbatim, r.VerbatimCI95, f.Cost, f.Verbatim)
 		}
 	}
 	var out bytes.Buffer

@@ -42,7 +42,10 @@ const unbounded = 1 << 30
 func main() {
 	var (
 		windowsFlag  = flag.String("windows", "16k,32k,128k", "context windows, comma-separated (16k = 16384 tokens)")
-		seedsFlag    = flag.String("seeds", "1,2,3", "session seeds, comma-separated, or a count n for seeds 1..n")
+		seedsFlag    = flag.String("seeds", "1,2,3", "session seeds, comma-separated, ranges like 10..18, or a count n for seeds 1..n")
+		sessionsFlag = flag.Int("sessions", 0, "run seeds 1..n (instead of -seeds)")
+		slotsFlag    = flag.Int("slots", 4, "the engine's slots (llama-server's -np; its default is 4)")
+		genFlag      = flag.Float64("gen-weight", defaultGenWeight, "prefilled tokens one generated token of context management (a note, a summary) counts as in cost")
 		rounds       = flag.Int("rounds", 200, "least rounds per session")
 		policiesFlag = flag.String("policies", "all", "peer policies to compare with reika, comma-separated: "+policyNames())
 		jsonOut      = flag.Bool("json", false, "print the figures as JSON instead of the table")
@@ -73,6 +76,16 @@ func main() {
 	if err != nil {
 		fail("-seeds: %v", err)
 	}
+	if *sessionsFlag > 0 {
+		seeds = seeds[:0]
+		for i := 1; i <= *sessionsFlag; i++ {
+			seeds = append(seeds, int64(i))
+		}
+	}
+	if *slotsFlag < 1 || *genFlag < 0 {
+		fail("-slots must be at least 1 and -gen-weight at least 0")
+	}
+	slots, genWeight = *slotsFlag, *genFlag
 	specs, err := pickPolicies(*policiesFlag)
 	if err != nil {
 		fail("-policies: %v", err)
@@ -173,7 +186,11 @@ var Engines = []engineSpec{
 // (f16, 32 layers, 8 KV heads of 128: an 8B model of the Llama 3 class).
 var hostMemory = 8 << 30 / (128 << 10)
 
+// slots is the engines' slots (-slots): llama-server's default -np is 4.
+var slots = 4
+
 func hostOptions(o *enginetest.Options) {
+	o.Slots = slots
 	o.HostCacheTokens = hostMemory
 	o.NoHostCache = hostMemory == 0
 }
@@ -268,6 +285,17 @@ func parseSeeds(s string) ([]int64, error) {
 	}
 	var out []int64
 	for _, f := range strings.Split(s, ",") {
+		if a, b, ok := strings.Cut(strings.TrimSpace(f), ".."); ok {
+			lo, err1 := strconv.ParseInt(a, 10, 64)
+			hi, err2 := strconv.ParseInt(b, 10, 64)
+			if err1 != nil || err2 != nil || hi < lo || hi-lo >= 1000 {
+				return nil, fmt.Errorf("%q is not a range of seeds (like 1..36)", f)
+			}
+			for n := lo; n <= hi; n++ {
+				out = append(out, n)
+			}
+			continue
+		}
 		n, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
 		if err != nil {
 			return nil, fmt.Errorf("%q is not a seed", f)
@@ -313,7 +341,7 @@ func run(ctx context.Context, p plan, logf func(string, ...any)) (*Results, erro
 	}
 	defer removeAll(tmp)
 
-	res := &Results{HostMemory: hostMemory, Windows: p.windows, Seeds: p.seeds}
+	res := &Results{HostMemory: hostMemory, Slots: slots, GenWeight: genWeight, Windows: p.windows, Seeds: p.seeds}
 	for _, e := range p.engines {
 		res.Engines = append(res.Engines, e.Name)
 	}
@@ -440,6 +468,7 @@ func runOne(ctx context.Context, src *source, s *Session, window int, p plan, di
 		f.LowerBound = lb.Prefill
 		if lb.Prefill > 0 {
 			f.Ratio = float64(f.Prefill) / float64(lb.Prefill)
+			f.Cost = (float64(f.Prefill) + genWeight*float64(f.SummaryTokens)) / float64(lb.Prefill)
 		}
 	}
 	return figs, nil
