@@ -44,8 +44,6 @@ func main() {
 		windowsFlag  = flag.String("windows", "16k,32k,128k", "context windows, comma-separated (16k = 16384 tokens)")
 		seedsFlag    = flag.String("seeds", "1,2,3", "session seeds, comma-separated, ranges like 10..18, or a count n for seeds 1..n")
 		sessionsFlag = flag.Int("sessions", 0, "run seeds 1..n (instead of -seeds)")
-		slotsFlag    = flag.Int("slots", 4, "the engine's slots (llama-server's -np; its default is 4)")
-		genFlag      = flag.Float64("gen-weight", defaultGenWeight, "prefilled tokens one generated token of context management (a note, a summary) counts as in cost")
 		rounds       = flag.Int("rounds", 200, "least rounds per session")
 		policiesFlag = flag.String("policies", "all", "peer policies to compare with reika, comma-separated: "+policyNames())
 		jsonOut      = flag.Bool("json", false, "print the figures as JSON instead of the table")
@@ -57,10 +55,9 @@ func main() {
 		enginesFlag  = flag.String("engines", "prefix,chunk", "engines to run every policy on: "+engineNames())
 		hostFlag     = flag.String("host-memory", "64k", "tokens of earlier prompts the engine's host memory keeps (--cache-ram; 64k: 8 GiB of an 8B model's f16 KV cache); 0 turns it off")
 	)
-	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: go run ./bench [flags]\n\n")
-		flag.PrintDefaults()
-	}
+	flag.IntVar(&slots, "slots", slots, "the engine's slots (llama-server's -np)")
+	flag.Float64Var(&genWeight, "gen-weight", genWeight, "prefilled tokens one generated token of context management (a note, a summary) counts as in cost")
+	flag.Usage = usage
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fail("unexpected arguments: %s", strings.Join(flag.Args(), " "))
@@ -73,19 +70,12 @@ func main() {
 		fail("-host-memory: %v", err)
 	}
 	seeds, err := parseSeeds(*seedsFlag)
+	if *sessionsFlag > 0 {
+		seeds, err = parseSeeds(fmt.Sprintf("1..%d", *sessionsFlag))
+	}
 	if err != nil {
 		fail("-seeds: %v", err)
 	}
-	if *sessionsFlag > 0 {
-		seeds = seeds[:0]
-		for i := 1; i <= *sessionsFlag; i++ {
-			seeds = append(seeds, int64(i))
-		}
-	}
-	if *slotsFlag < 1 || *genFlag < 0 {
-		fail("-slots must be at least 1 and -gen-weight at least 0")
-	}
-	slots, genWeight = *slotsFlag, *genFlag
 	specs, err := pickPolicies(*policiesFlag)
 	if err != nil {
 		fail("-policies: %v", err)
@@ -94,8 +84,8 @@ func main() {
 	if err != nil {
 		fail("-engines: %v", err)
 	}
-	if *rounds < 1 || *jobs < 1 {
-		fail("-rounds and -j must be at least 1")
+	if *rounds < 1 || *jobs < 1 || slots < 1 || genWeight < 0 {
+		fail("-rounds, -j and -slots must be at least 1, -gen-weight at least 0")
 	}
 	setTrace(*trace, *dumpFlag)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -127,6 +117,11 @@ func main() {
 			fail("%v", err)
 		}
 	}
+}
+
+func usage() {
+	fmt.Fprintf(flag.CommandLine.Output(), "usage: go run ./bench [flags]\n\n")
+	flag.PrintDefaults()
 }
 
 // setTrace takes up -trace and -dump.
