@@ -178,6 +178,22 @@ func TestRun(t *testing.T) {
 	if err != nil || json.Unmarshal(js, &back) != nil || len(back.Rows) != len(res.Rows) {
 		t.Errorf("results.json does not read back: %v", err)
 	}
+	// -replot reports a run's results.json as the run did.
+	again := t.TempDir()
+	var table bytes.Buffer
+	if err := replot(&table, filepath.Join(dir, "results.json"), false, again); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"results.md", "prefill.svg", "context.svg"} {
+		a, _ := os.ReadFile(filepath.Join(dir, name))
+		b, err := os.ReadFile(filepath.Join(again, name))
+		if err != nil || !bytes.Equal(a, b) {
+			t.Errorf("-replot wrote another %s (%v)", name, err)
+		}
+	}
+	if !strings.Contains(table.String(), out.String()) {
+		t.Errorf("-replot's table differs:\n%s\nthe run's:\n%s", table.String(), out.String())
+	}
 	// A run says what the engines' host memory kept, which moves drop-half's
 	// figures (README).
 	if back.HostMemory != hostMemory || hostMemory == 0 || !strings.Contains(out.String(), "host memory keeps "+kTokens(hostMemory)+" tokens") {

@@ -57,10 +57,17 @@ func main() {
 	)
 	flag.IntVar(&slots, "slots", slots, "the engine's slots (llama-server's -np)")
 	flag.Float64Var(&genWeight, "gen-weight", genWeight, "prefilled tokens one generated token of context management (a note, a summary) counts as in cost")
+	replotFlag := flag.String("replot", "", "report the results.json of an earlier run with this code's tables and plots, instead of running")
 	flag.Usage = usage
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fail("unexpected arguments: %s", strings.Join(flag.Args(), " "))
+	}
+	if *replotFlag != "" {
+		if err := replot(os.Stdout, *replotFlag, *jsonOut, *out); err != nil {
+			fail("-replot: %v", err)
+		}
+		return
 	}
 	windows, err := parseWindows(*windowsFlag)
 	if err != nil {
@@ -102,20 +109,8 @@ func main() {
 	}
 	res.Command = commandLine()
 	logf("done in %s", time.Since(start).Round(time.Second))
-	if *jsonOut {
-		js, err := marshalResults(res)
-		if err != nil {
-			fail("%v", err)
-		}
-		os.Stdout.Write(js)
-	} else {
-		writeTable(os.Stdout, res)
-		writeProblems(os.Stdout, res)
-	}
-	if *out != "" {
-		if err := writeResults(*out, res, windows, specs, engs); err != nil {
-			fail("%v", err)
-		}
+	if err := report(os.Stdout, res, *jsonOut, *out, specs, engs); err != nil {
+		fail("%v", err)
 	}
 }
 
