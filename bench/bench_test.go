@@ -105,9 +105,9 @@ func TestRun(t *testing.T) {
 			t.Errorf("%s: prefill %d with chunk reuse, %d without; context %v and %v; retention %v and %v", p, chunk.Prefill, prefix.Prefill,
 				chunk.Context, prefix.Context, chunk.Retention, prefix.Retention)
 		}
-		for _, r := range prefix.Retention {
-			if r < 0 || r > 1 {
-				t.Errorf("%s: retention %v", p, prefix.Retention)
+		for i, r := range prefix.Retention {
+			if v := prefix.Verbatim[i]; r < 0 || r > 1 || v < 0 || v > 1 {
+				t.Errorf("%s: retention %v, verbatim %v", p, prefix.Retention, prefix.Verbatim)
 			}
 		}
 	}
@@ -118,6 +118,9 @@ func TestRun(t *testing.T) {
 	for _, f := range res.Runs {
 		if f.Rounds != rounds || f.Served > rounds || f.Prefill <= 0 || f.LowerBound <= 0 || f.Ratio != float64(f.Prefill)/float64(f.LowerBound) {
 			t.Errorf("%s: %+v", f.Policy, f)
+		}
+		if want := (float64(f.Prefill) + genWeight*float64(f.SummaryTokens)) / float64(f.LowerBound); f.Cost != want || f.SummaryTokens > 0 && f.Cost <= f.Ratio {
+			t.Errorf("%s: cost %.3f, want %.3f (prefill %d, generated %d, lower bound %d)", f.Policy, f.Cost, want, f.Prefill, f.SummaryTokens, f.LowerBound)
 		}
 		if f.Overflows == 0 && f.Served != rounds {
 			t.Errorf("%s: %d of %d rounds served without an overflow", f.Policy, f.Served, rounds)
@@ -145,6 +148,14 @@ func TestRun(t *testing.T) {
 			}
 		}
 	}
+	for _, r := range res.Rows {
+		// One session: no interval; the row's figures are the session's.
+		if f := byEngine[r.Policy][r.Engine]; r.Slots != slots || r.Cost != f.Cost || r.CostCI95 != [2]float64{f.Cost, f.Cost} ||
+			r.Verbatim != mean(f.Verbatim) || r.VerbatimCI95 != [2]float64{r.Verbatim, r.Verbatim} {
+			t.Errorf("%s on %s: slots %d cost %.3f %v verbatim %.3f %v; the session's cost %.3f, verbatim %v",
+				r.Policy, r.Engine, r.Slots, r.Cost, r.CostCI95, r.Verbatim, r.VerbatimCI95, f.Cost, f.Verbatim)
+		}
+	}
 	var out bytes.Buffer
 	writeTable(&out, res)
 	for _, p := range append([]string{"reika"}, policyNames()) {
@@ -166,6 +177,22 @@ func TestRun(t *testing.T) {
 	var back Results
 	if err != nil || json.Unmarshal(js, &back) != nil || len(back.Rows) != len(res.Rows) {
 		t.Errorf("results.json does not read back: %v", err)
+	}
+	// -replot reports a run's results.json as the run did.
+	again := t.TempDir()
+	var table bytes.Buffer
+	if err := replot(&table, filepath.Join(dir, "results.json"), false, again); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"results.md", "prefill.svg", "context.svg"} {
+		a, _ := os.ReadFile(filepath.Join(dir, name))
+		b, err := os.ReadFile(filepath.Join(again, name))
+		if err != nil || !bytes.Equal(a, b) {
+			t.Errorf("-replot wrote another %s (%v)", name, err)
+		}
+	}
+	if !strings.Contains(table.String(), out.String()) {
+		t.Errorf("-replot's table differs:\n%s\nthe run's:\n%s", table.String(), out.String())
 	}
 	// A run says what the engines' host memory kept, which moves drop-half's
 	// figures (README).

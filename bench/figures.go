@@ -28,6 +28,11 @@ type Figures struct {
 	Prefill    int     `json:"prefill"`
 	LowerBound int     `json:"lowerBound"`
 	Ratio      float64 `json:"ratio"`
+	// Cost is the engine work context management costs, as a multiple of
+	// the lower bound: (Prefill + GenWeight × SummaryTokens) / LowerBound,
+	// every generated token of a note or summary counted as GenWeight
+	// prefilled ones.
+	Cost float64 `json:"cost"`
 	// Invalidations counts requests whose reused prefix (cache_n) is
 	// shorter than the previous request's prompt.
 	Invalidations int `json:"invalidations"`
@@ -61,6 +66,9 @@ type Figures struct {
 	// Retention is, per turn, the share of the facts its answer uses that
 	// are still in view in the request the answer replies to (retention.go).
 	Retention []float64 `json:"retention"`
+	// Verbatim is, per turn, the share of those facts whose cited lines
+	// the request shows verbatim (verbatim.go).
+	Verbatim []float64 `json:"verbatim"`
 	// Context is, per round, the prompt tokens of its served request; 0
 	// when it was refused.
 	Context  []int    `json:"context"`
@@ -99,12 +107,13 @@ type dumpLine struct {
 	// answer uses, and Retention the share of them in view (retention.go).
 	Facts     []Fact          `json:"facts,omitempty"`
 	Retention *float64        `json:"retention,omitempty"`
+	Verbatim  *float64        `json:"verbatim,omitempty"`
 	Body      json.RawMessage `json:"body"`
 }
 
-// dump writes a run's requests to dumpDir; shares are its answers'
-// retention, by turn (answerRetention).
-func dump(policy string, window int, eng engineSpec, s *Session, recs []enginetest.Recorded, ann *annotations, shares []float64) error {
+// dump writes a run's requests to dumpDir; shares and exact are its
+// answers' retention and verbatim retention, by turn (answerRetention).
+func dump(policy string, window int, eng engineSpec, s *Session, recs []enginetest.Recorded, ann *annotations, shares, exact []float64) error {
 	name := fmt.Sprintf("%s-%s-%s-%d.jsonl", policy, kTokens(window), eng.Name, s.Seed)
 	if policy == lowerBoundName {
 		name = fmt.Sprintf("lower-%d.jsonl", s.Seed)
@@ -124,7 +133,7 @@ func dump(policy string, window int, eng engineSpec, s *Session, recs []enginete
 		l := dumpLine{Index: r.Index, Kind: an.Kind, Round: an.Round, Prompt: r.PromptTokens, CacheN: r.CacheN, PromptN: r.PromptN,
 			Chunks: r.Chunks, Restored: r.Restored, Slot: r.Slot, Body: body}
 		if t, ok := answers[k]; ok {
-			l.Facts, l.Retention = s.Turns[t].Facts, &shares[t]
+			l.Facts, l.Retention, l.Verbatim = s.Turns[t].Facts, &shares[t], &exact[t]
 		}
 		if err := enc.Encode(l); err != nil {
 			f.Close()
@@ -137,9 +146,10 @@ func dump(policy string, window int, eng engineSpec, s *Session, recs []enginete
 // figures reads a run's figures from what the engine recorded.
 func figures(policy string, window int, eng engineSpec, s *Session, recs []enginetest.Recorded, ann *annotations) *Figures {
 	f := &Figures{Policy: policy, Window: window, Engine: eng.Name, Seed: s.Seed, Rounds: s.Rounds(), FirstOverflow: -1,
-		Context: make([]int, s.Rounds()), Retention: answerRetention(s, recs, ann)}
+		Context: make([]int, s.Rounds())}
+	f.Retention, f.Verbatim = answerRetention(s, recs, ann)
 	if dumpDir != "" && (policy == tracePolicy || policy == lowerBoundName) {
-		if err := dump(policy, window, eng, s, recs, ann, f.Retention); err != nil {
+		if err := dump(policy, window, eng, s, recs, ann, f.Retention, f.Verbatim); err != nil {
 			f.Problems = append(f.Problems, "dump: "+err.Error())
 		}
 	}

@@ -42,7 +42,8 @@ const unbounded = 1 << 30
 func main() {
 	var (
 		windowsFlag  = flag.String("windows", "16k,32k,128k", "context windows, comma-separated (16k = 16384 tokens)")
-		seedsFlag    = flag.String("seeds", "1,2,3", "session seeds, comma-separated, or a count n for seeds 1..n")
+		seedsFlag    = flag.String("seeds", "1,2,3", "session seeds, comma-separated, ranges like 10..18, or a count n for seeds 1..n")
+		sessionsFlag = flag.Int("sessions", 0, "run seeds 1..n (instead of -seeds)")
 		rounds       = flag.Int("rounds", 200, "least rounds per session")
 		policiesFlag = flag.String("policies", "all", "peer policies to compare with reika, comma-separated: "+policyNames())
 		jsonOut      = flag.Bool("json", false, "print the figures as JSON instead of the table")
@@ -54,13 +55,19 @@ func main() {
 		enginesFlag  = flag.String("engines", "prefix,chunk", "engines to run every policy on: "+engineNames())
 		hostFlag     = flag.String("host-memory", "64k", "tokens of earlier prompts the engine's host memory keeps (--cache-ram; 64k: 8 GiB of an 8B model's f16 KV cache); 0 turns it off")
 	)
-	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: go run ./bench [flags]\n\n")
-		flag.PrintDefaults()
-	}
+	flag.IntVar(&slots, "slots", slots, "the engine's slots (llama-server's -np)")
+	flag.Float64Var(&genWeight, "gen-weight", genWeight, "prefilled tokens one generated token of context management (a note, a summary) counts as in cost")
+	replotFlag := flag.String("replot", "", "report the results.json of an earlier run with this code's tables and plots, instead of running")
+	flag.Usage = usage
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fail("unexpected arguments: %s", strings.Join(flag.Args(), " "))
+	}
+	if *replotFlag != "" {
+		if err := replot(os.Stdout, *replotFlag, *jsonOut, *out); err != nil {
+			fail("-replot: %v", err)
+		}
+		return
 	}
 	windows, err := parseWindows(*windowsFlag)
 	if err != nil {
@@ -70,6 +77,9 @@ func main() {
 		fail("-host-memory: %v", err)
 	}
 	seeds, err := parseSeeds(*seedsFlag)
+	if *sessionsFlag > 0 {
+		seeds, err = parseSeeds(fmt.Sprintf("1..%d", *sessionsFlag))
+	}
 	if err != nil {
 		fail("-seeds: %v", err)
 	}
@@ -81,8 +91,8 @@ func main() {
 	if err != nil {
 		fail("-engines: %v", err)
 	}
-	if *rounds < 1 || *jobs < 1 {
-		fail("-rounds and -j must be at least 1")
+	if *rounds < 1 || *jobs < 1 || slots < 1 || genWeight < 0 {
+		fail("-rounds, -j and -slots must be at least 1, -gen-weight at least 0")
 	}
 	setTrace(*trace, *dumpFlag)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -99,21 +109,14 @@ func main() {
 	}
 	res.Command = commandLine()
 	logf("done in %s", time.Since(start).Round(time.Second))
-	if *jsonOut {
-		js, err := marshalResults(res)
-		if err != nil {
-			fail("%v", err)
-		}
-		os.Stdout.Write(js)
-	} else {
-		writeTable(os.Stdout, res)
-		writeProblems(os.Stdout, res)
+	if err := report(os.Stdout, res, *jsonOut, *out, specs, engs); err != nil {
+		fail("%v", err)
 	}
-	if *out != "" {
-		if err := writeResults(*out, res, windows, specs, engs); err != nil {
-			fail("%v", err)
-		}
-	}
+}
+
+func usage() {
+	fmt.Fprintf(flag.CommandLine.Output(), "usage: go run ./bench [flags]\n\n")
+	flag.PrintDefaults()
 }
 
 // setTrace takes up -trace and -dump.
@@ -173,7 +176,11 @@ var Engines = []engineSpec{
 // (f16, 32 layers, 8 KV heads of 128: an 8B model of the Llama 3 class).
 var hostMemory = 8 << 30 / (128 << 10)
 
+// slots is the engines' slots (-slots): llama-server's default -np is 4.
+var slots = 4
+
 func hostOptions(o *enginetest.Options) {
+	o.Slots = slots
 	o.HostCacheTokens = hostMemory
 	o.NoHostCache = hostMemory == 0
 }
@@ -268,6 +275,17 @@ func parseSeeds(s string) ([]int64, error) {
 	}
 	var out []int64
 	for _, f := range strings.Split(s, ",") {
+		if a, b, ok := strings.Cut(strings.TrimSpace(f), ".."); ok {
+			lo, err1 := strconv.ParseInt(a, 10, 64)
+			hi, err2 := strconv.ParseInt(b, 10, 64)
+			if err1 != nil || err2 != nil || hi < lo || hi-lo >= 1000 {
+				return nil, fmt.Errorf("%q is not a range of seeds (like 1..36)", f)
+			}
+			for n := lo; n <= hi; n++ {
+				out = append(out, n)
+			}
+			continue
+		}
 		n, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
 		if err != nil {
 			return nil, fmt.Errorf("%q is not a seed", f)
@@ -313,7 +331,7 @@ func run(ctx context.Context, p plan, logf func(string, ...any)) (*Results, erro
 	}
 	defer removeAll(tmp)
 
-	res := &Results{HostMemory: hostMemory, Windows: p.windows, Seeds: p.seeds}
+	res := &Results{HostMemory: hostMemory, Slots: slots, GenWeight: genWeight, Windows: p.windows, Seeds: p.seeds}
 	for _, e := range p.engines {
 		res.Engines = append(res.Engines, e.Name)
 	}
@@ -440,6 +458,7 @@ func runOne(ctx context.Context, src *source, s *Session, window int, p plan, di
 		f.LowerBound = lb.Prefill
 		if lb.Prefill > 0 {
 			f.Ratio = float64(f.Prefill) / float64(lb.Prefill)
+			f.Cost = (float64(f.Prefill) + genWeight*float64(f.SummaryTokens)) / float64(lb.Prefill)
 		}
 	}
 	return figs, nil

@@ -22,6 +22,10 @@ var Policies = []PolicySpec{
 		New: func() Policy { return &summarizePolicy{Threshold: 0.83, KeepLast: 4} }},
 	{Name: "drophalf", Peer: "Cline: drop the older half when full",
 		New: func() Policy { return &dropHalfPolicy{} }},
+	{Name: "shift60", Peer: "llama.cpp / KoboldCpp ContextShift: drop the oldest rounds at 80% of the window down to 60%",
+		New: func() Policy { return &shiftPolicy{Trigger: 0.8, Target: 0.6} }},
+	{Name: "microcompact", Peer: "Claude Code: clear all but the last 5 tool results, summarize at ~83% of the window",
+		New: func() Policy { return &summarizePolicy{Threshold: 0.83, KeepLast: 4, Mask: 5} }},
 	{Name: "prune40k", Peer: "opencode: prune old tool output beyond the newest 40k tokens, compact on overflow",
 		New: func() Policy { return &prunePolicy{OutputLimit: 4096} }},
 }
@@ -99,6 +103,14 @@ func (p *maskPolicy) TurnEnd(Env) {}
 // maskObservations returns msgs with every tool result but the newest
 // keep replaced by SWE-agent's placeholder.
 func maskObservations(msgs []ctxwin.Message, keep int) []ctxwin.Message {
+	return maskWith(msgs, keep, func(m ctxwin.Message) string {
+		return fmt.Sprintf("Old environment output: (%d lines omitted)", strings.Count(m.Content, "\n")+1)
+	})
+}
+
+// maskWith returns msgs with every tool result but the newest keep
+// replaced by placeholder's text for it.
+func maskWith(msgs []ctxwin.Message, keep int, placeholder func(ctxwin.Message) string) []ctxwin.Message {
 	out := make([]ctxwin.Message, len(msgs))
 	copy(out, msgs)
 	seen := 0
@@ -108,7 +120,7 @@ func maskObservations(msgs []ctxwin.Message, keep int) []ctxwin.Message {
 		}
 		seen++
 		if seen > keep {
-			out[i].Content = fmt.Sprintf("Old environment output: (%d lines omitted)", strings.Count(out[i].Content, "\n")+1)
+			out[i].Content = placeholder(out[i])
 		}
 	}
 	return out
@@ -145,6 +157,9 @@ const continuationPrefix = "This session continues an earlier conversation that 
 type summarizePolicy struct {
 	Threshold float64
 	KeepLast  int
+	// Mask, when above 0, clears every tool result but the newest Mask in
+	// every request (microcompact, policies_shift.go).
+	Mask int
 
 	h    history
 	head []ctxwin.Message // the summary message replacing h[:from]
@@ -157,7 +172,11 @@ func (p *summarizePolicy) TurnEnd(Env)                {}
 
 // view is the request as the policy now sends it.
 func (p *summarizePolicy) view() []ctxwin.Message {
-	return append(append([]ctxwin.Message(nil), p.head...), p.h[p.from:]...)
+	v := append(append([]ctxwin.Message(nil), p.head...), p.h[p.from:]...)
+	if p.Mask > 0 {
+		v = maskWith(v, p.Mask, func(ctxwin.Message) string { return microcompactText })
+	}
+	return v
 }
 
 // Triggered reports whether a request of tokens passes the threshold.

@@ -13,10 +13,22 @@ type Row struct {
 	Policy string `json:"policy"`
 	Window int    `json:"window"`
 	Engine string `json:"engine"`
+	// Slots is the engine's slots (-np), every request routed among them
+	// as llama-server does.
+	Slots int `json:"slots"`
 	// Sessions is how many sessions (seeds) the row sums.
 	Sessions int `json:"sessions"`
 	Rounds   int `json:"rounds"` // Σ rounds
 	Served   int `json:"served"` // Σ rounds answered
+	// Cost is the mean over the sessions of each session's cost (Figures'
+	// Cost: prefill and context management's generated tokens at the run's
+	// generation weight, over the lower bound); Verbatim the mean over the
+	// sessions of each session's mean verbatim retention over its tasks.
+	// The CI95s are their 95% t-intervals over the sessions (stats.go).
+	Cost         float64    `json:"cost"`
+	CostCI95     [2]float64 `json:"cost_ci95"`
+	Verbatim     float64    `json:"verbatim"`
+	VerbatimCI95 [2]float64 `json:"verbatim_ci95"`
 	// Prefill and LowerBound are per session, means over the sessions;
 	// Ratio is Σ prefill / Σ lower bound.
 	Prefill    float64 `json:"prefill"`
@@ -52,13 +64,17 @@ type Results struct {
 	Command string `json:"command"`
 	// HostMemory is the tokens of earlier prompts the engines' host memory
 	// kept (-host-memory; 0: none).
-	HostMemory int        `json:"hostMemory"`
-	Windows    []int      `json:"windows"`
-	Engines    []string   `json:"engines"`
-	Seeds      []int64    `json:"seeds"`
-	Sessions   []SessInfo `json:"sessions"`
-	Rows       []Row      `json:"rows"`
-	Runs       []*Figures `json:"runs"`
+	HostMemory int `json:"hostMemory"`
+	// Slots is the engines' slots; GenWeight the prefill tokens one
+	// generated token of context management counts as in cost.
+	Slots     int        `json:"slots"`
+	GenWeight float64    `json:"genWeight"`
+	Windows   []int      `json:"windows"`
+	Engines   []string   `json:"engines"`
+	Seeds     []int64    `json:"seeds"`
+	Sessions  []SessInfo `json:"sessions"`
+	Rows      []Row      `json:"rows"`
+	Runs      []*Figures `json:"runs"`
 }
 
 // SessInfo describes one generated session.
@@ -101,12 +117,14 @@ func aggregate(runs []*Figures, windows []int, engines []engineSpec, policies []
 
 // rowOf sums one policy's runs at one window on one engine.
 func rowOf(policy string, window int, engine string, runs []*Figures) Row {
-	r := Row{Policy: policy, Window: window, Engine: engine, FirstOverflow: -1}
+	r := Row{Policy: policy, Window: window, Engine: engine, FirstOverflow: -1, Slots: slots}
 	var prefill, lb, served, ctxSum, retained float64
-	var shares []float64
+	var shares, costs, verbatim []float64
 	tasks := 0
 	for _, f := range runs {
 		r.Sessions++
+		costs = append(costs, f.Cost)
+		verbatim = append(verbatim, mean(f.Verbatim))
 		r.Rounds += f.Rounds
 		r.Served += f.Served
 		prefill += float64(f.Prefill)
@@ -130,6 +148,8 @@ func rowOf(policy string, window int, engine string, runs []*Figures) Row {
 		}
 	}
 	n := float64(r.Sessions)
+	r.Cost, r.CostCI95 = meanCI(costs)
+	r.Verbatim, r.VerbatimCI95 = meanCI(verbatim)
 	r.Prefill, r.LowerBound = prefill/n, lb/n
 	if lb > 0 {
 		r.Ratio = prefill / lb
@@ -156,23 +176,25 @@ func rowOf(policy string, window int, engine string, runs []*Figures) Row {
 // writeTable writes the rows as a text table, one block per window and
 // engine.
 func writeTable(w io.Writer, res *Results) {
-	fmt.Fprintf(w, "%d sessions (seeds %s), %s rounds each; figures per session, means over the sessions\n",
+	fmt.Fprintf(w, "%d sessions (seeds %s), %s rounds each; figures per session, means over the sessions, [95%% t-intervals]\n",
 		len(res.Seeds), joinSeeds(res.Seeds), roundsRange(res.Sessions))
-	fmt.Fprintf(w, "the engines' host memory keeps %s tokens of earlier prompts\n", kTokens(res.HostMemory))
+	fmt.Fprintf(w, "%d slots; the engines' host memory keeps %s tokens of earlier prompts; cost counts a generated token as %g prefilled\n",
+		res.Slots, kTokens(res.HostMemory), res.GenWeight)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "window\tengine\tpolicy\tprefill\t× lower bound\tengine s\tretention\tinvalidations\toverflows\tfirst overflow\tserved\tpeak ctx\tmean ctx\tsummary calls\tsummary out\tcut replies\t")
+	fmt.Fprintln(tw, "window\tengine\tpolicy\tcost\t95%\tverbatim\t95%\tretention\tprefill\t× lower bound\tengine s\tinvalidations\toverflows\tfirst overflow\tserved\tpeak ctx\tmean ctx\tsummary calls\tsummary out\tcut replies\t")
 	last := ""
 	for _, r := range res.Rows {
 		if key := fmt.Sprint(r.Window, r.Engine); key != last && last != "" {
-			fmt.Fprintln(tw, strings.Repeat("\t", 16))
+			fmt.Fprintln(tw, strings.Repeat("\t", 20))
 		}
 		last = fmt.Sprint(r.Window, r.Engine)
 		first := "–"
 		if r.FirstOverflow >= 0 {
 			first = fmt.Sprintf("round %d", r.FirstOverflow+1)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f\t%.0f\t%.0f%%\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", kTokens(r.Window), r.Engine, r.Policy,
-			kTokens(int(r.Prefill+0.5)), r.Ratio, r.EngineSeconds, r.Retention*100, num(r.Invalidations), num(r.Overflows), first,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t%s\t%.1f%%\t%s\t%.0f%%\t%s\t%.2f\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", kTokens(r.Window), r.Engine, r.Policy,
+			r.Cost, ratioCI(r.CostCI95), r.Verbatim*100, pctCI(r.VerbatimCI95), r.Retention*100,
+			kTokens(int(r.Prefill+0.5)), r.Ratio, r.EngineSeconds, num(r.Invalidations), num(r.Overflows), first,
 			pct(r.Served, r.Rounds), kTokens(r.PeakContext), kTokens(int(r.MeanContext+0.5)), num(r.SummaryCalls),
 			kTokens(int(r.SummaryTokens+0.5)), num(r.CutReplies))
 	}
@@ -185,12 +207,18 @@ func writeTable(w io.Writer, res *Results) {
 	}
 }
 
+// ratioCI prints an interval of costs, "1.02–1.10".
+func ratioCI(ci [2]float64) string { return fmt.Sprintf("%.2f–%.2f", ci[0], ci[1]) }
+
+// pctCI prints an interval of shares as percentages, "41–46%".
+func pctCI(ci [2]float64) string { return fmt.Sprintf("%.0f–%.0f%%", ci[0]*100, ci[1]*100) }
+
 // writeMarkdown writes the rows as a Markdown table for the README: per
-// window and policy, the prefill and engine time on each engine beside
-// what the policy decided, which the engine does not change.
+// window and policy, the cost on each engine with its interval beside
+// what the policy keeps in view, which the engine does not change.
 func writeMarkdown(w io.Writer, res *Results) {
-	fmt.Fprintln(w, "| window | policy | prefill, prefix only | prefill, chunk reuse | engine time (prefix / chunk) | retention | invalidations (prefix) | overflows | rounds served | peak ctx | mean ctx | summary calls (tokens out) |")
-	fmt.Fprintln(w, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+	fmt.Fprintln(w, "| window | policy | cost, prefix only | cost, chunk reuse | verbatim | retention (lenient) | prefill × (prefix / chunk) | overflows | rounds served | mean ctx | summary calls (tokens out) |")
+	fmt.Fprintln(w, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
 	for _, r := range res.Rows {
 		if r.Engine != res.Engines[0] {
 			continue
@@ -205,10 +233,10 @@ func writeMarkdown(w io.Writer, res *Results) {
 		if name == "reika" {
 			name = "**reika**"
 		}
-		fmt.Fprintf(w, "| %s | %s | %s (%.2f×) | %s (%.2f×) | %s / %s | %.0f%% | %s | %s | %s | %s | %s | %s (%s) |\n", kTokens(r.Window), name,
-			kTokens(int(r.Prefill+0.5)), r.Ratio, kTokens(int(chunk.Prefill+0.5)), chunk.Ratio, duration(r.EngineSeconds), duration(chunk.EngineSeconds),
-			r.Retention*100, num(r.Invalidations), num(r.Overflows), pct(r.Served, r.Rounds), kTokens(r.PeakContext),
-			kTokens(int(r.MeanContext+0.5)), num(r.SummaryCalls), kTokens(int(r.SummaryTokens+0.5)))
+		fmt.Fprintf(w, "| %s | %s | %.2f (%s) | %.2f (%s) | %.0f%% (%s) | %.0f%% | %.2f / %.2f | %s | %s | %s | %s (%s) |\n", kTokens(r.Window), name,
+			r.Cost, ratioCI(r.CostCI95), chunk.Cost, ratioCI(chunk.CostCI95), r.Verbatim*100, pctCI(r.VerbatimCI95), r.Retention*100,
+			r.Ratio, chunk.Ratio, num(r.Overflows), pct(r.Served, r.Rounds), kTokens(int(r.MeanContext+0.5)),
+			num(r.SummaryCalls), kTokens(int(r.SummaryTokens+0.5)))
 	}
 }
 

@@ -40,9 +40,24 @@ type Fact struct {
 
 // retention is the share of the facts in view in msgs.
 func retention(facts []Fact, msgs []ctxwin.Message) float64 {
+	return share(facts, requestText(msgs), inView)
+}
+
+// share is the mean of in over facts, 1 when there are none.
+func share(facts []Fact, text string, in func(Fact, string) float64) float64 {
 	if len(facts) == 0 {
 		return 1
 	}
+	sum := 0.0
+	for _, f := range facts {
+		sum += in(f, text)
+	}
+	return sum / float64(len(facts))
+}
+
+// requestText is the text of a request's messages and tool calls, a line
+// break after each.
+func requestText(msgs []ctxwin.Message) string {
 	var text strings.Builder
 	for _, m := range msgs {
 		text.WriteString(m.Content)
@@ -52,12 +67,7 @@ func retention(facts []Fact, msgs []ctxwin.Message) float64 {
 			text.WriteByte('\n')
 		}
 	}
-	all := text.String()
-	sum := 0.0
-	for _, f := range facts {
-		sum += inView(f, all)
-	}
-	return sum / float64(len(facts))
+	return text.String()
 }
 
 // inView is how much of fact f the request text shows: 0 or 1 for a
@@ -119,15 +129,17 @@ func outlined(text string, line int, name string) bool {
 	return re.MatchString(text)
 }
 
-// answerRetention is, for each turn, the retention of its facts in the
-// request its answer replied to; 0 for a turn whose answer no request
-// served.
-func answerRetention(s *Session, recs []enginetest.Recorded, ann *annotations) []float64 {
-	out := make([]float64, len(s.Turns))
+// answerRetention is, for each turn, the retention and the verbatim
+// retention of its facts in the request its answer replied to; 0 for a
+// turn whose answer no request served.
+func answerRetention(s *Session, recs []enginetest.Recorded, ann *annotations) (lenient, exact []float64) {
+	lenient, exact = make([]float64, len(s.Turns)), make([]float64, len(s.Turns))
 	for k, t := range answerRequests(s, recs, ann) {
-		out[t] = retention(s.Turns[t].Facts, recs[k].Request.Messages)
+		text := requestText(recs[k].Request.Messages)
+		lenient[t] = share(s.Turns[t].Facts, text, inView)
+		exact[t] = share(s.Turns[t].Facts, text, verbatimInView)
 	}
-	return out
+	return lenient, exact
 }
 
 // answerRequests maps the index in recs of the request each task's final

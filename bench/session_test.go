@@ -214,6 +214,13 @@ func TestParseFlags(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(s, []int64{5, 9}) {
 		t.Errorf("parseSeeds(5,9): %v %v", s, err)
 	}
+	s, err = parseSeeds("1..3,7")
+	if err != nil || !reflect.DeepEqual(s, []int64{1, 2, 3, 7}) {
+		t.Errorf("parseSeeds(1..3,7): %v %v", s, err)
+	}
+	if _, err := parseSeeds("3..1"); err == nil {
+		t.Error("parseSeeds(3..1): no error")
+	}
 	if _, err := parseSeeds("x"); err == nil {
 		t.Error("parseSeeds(x): no error")
 	}

@@ -9,12 +9,14 @@ import (
 // policyColor gives each policy its line colour; reika is drawn last and
 // thicker.
 var policyColor = map[string]string{
-	"reika":       "#d62728",
-	"none":        "#7f7f7f",
-	"mask10":      "#1f77b4",
-	"summarize83": "#2ca02c",
-	"drophalf":    "#9467bd",
-	"prune40k":    "#ff7f0e",
+	"reika":        "#d62728",
+	"none":         "#7f7f7f",
+	"mask10":       "#1f77b4",
+	"summarize83":  "#2ca02c",
+	"drophalf":     "#9467bd",
+	"prune40k":     "#ff7f0e",
+	"shift60":      "#8c564b",
+	"microcompact": "#17becf",
 }
 
 // writeSVG plots the context in use over the rounds of one session, one
@@ -145,9 +147,10 @@ func strokeWidth(p string) string {
 }
 
 // writeBars draws a panel per engine and in it, per window, one bar per
-// policy: its prefill as a multiple of the lower bound, with its retention
-// under it (the share of the facts its answers use still in view), and the
-// share of rounds served when it could not serve them all.
+// policy: its cost as a multiple of the lower bound (generated tokens
+// included), with its verbatim retention under it (the share of the facts
+// its answers cite whose lines are in view verbatim), and the share of
+// rounds served when it could not serve them all.
 func writeBars(w io.Writer, rows []Row, windows []int, policies []string, engines []engineSpec) {
 	const (
 		width  = 960
@@ -160,7 +163,7 @@ func writeBars(w io.Writer, rows []Row, windows []int, policies []string, engine
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n",
 		width, height, width, height)
 	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="#ffffff"/>`+"\n", width, height)
-	fmt.Fprintf(&b, `<text x="%d" y="20" font-size="15" font-weight="bold">Prompt tokens processed, as a multiple of the append-only lower bound (lower is better); retention under each bar</text>`+"\n", left)
+	fmt.Fprintf(&b, `<text x="%d" y="20" font-size="15" font-weight="bold">Cost (prefill and generated tokens), as a multiple of the append-only lower bound (lower is better); verbatim retention under each bar</text>`+"\n", left)
 	x := left
 	for _, p := range ordered(policies) {
 		fmt.Fprintf(&b, `<rect x="%d" y="31" width="14" height="10" fill="%s"/><text x="%d" y="40">%s</text>`+"\n", x, policyColor[p], x+18, p)
@@ -168,7 +171,7 @@ func writeBars(w io.Writer, rows []Row, windows []int, policies []string, engine
 	}
 	ymax := 0.0
 	for _, r := range rows {
-		ymax = max(ymax, r.Ratio)
+		ymax = max(ymax, r.Cost)
 	}
 	// The axis is cut at 4× so the others stay readable; taller bars say
 	// their value.
@@ -216,9 +219,9 @@ func barPanel(b *strings.Builder, rows []Row, windows []int, policies []string, 
 				}
 				bx := gx + float64(pi)*barW
 				mid := bx + (barW-3)/2
-				fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"/>`, bx, py(r.Ratio), barW-3, py(0)-py(r.Ratio), policyColor[p])
-				fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="10">%.2f</text>`, mid, py(r.Ratio)-4, r.Ratio)
-				fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="9" fill="#333">%.0f%%</text>`, mid, py(0)+12, r.Retention*100)
+				fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"/>`, bx, py(r.Cost), barW-3, py(0)-py(r.Cost), policyColor[p])
+				fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="10">%.2f</text>`, mid, py(r.Cost)-4, r.Cost)
+				fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="9" fill="#333">%.0f%%</text>`, mid, py(0)+12, r.Verbatim*100)
 				if r.Served < r.Rounds {
 					fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="9" fill="#555">served</text><text x="%.1f" y="%.1f" text-anchor="middle" font-size="9" fill="#555">%s</text>`,
 						mid, py(0)+23, mid, py(0)+33, pct(r.Served, r.Rounds))
