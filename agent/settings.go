@@ -38,6 +38,11 @@ type Settings struct {
 	// lets the engine client choose, CacheReuseOff ("off") asks for none,
 	// a positive number is that size. Other engines are never sent it.
 	CacheReuse int `json:"cacheReuse"`
+	// EngineRetry is how long, in seconds, a request waits for an engine
+	// that does not answer (refused, dropped, 502/503/504) before the turn
+	// fails; 0 set explicitly means not to wait, unset (Sources has no
+	// "engineRetry") DefaultEngineRetry.
+	EngineRetry int `json:"engineRetry"`
 
 	// APIKey is the resolved key (REIKA_API_KEY, or the variable apiKeyEnv
 	// names). It is never logged, printed or marshaled.
@@ -73,6 +78,8 @@ const (
 	// of cacheReuse (REIKA_CACHE_REUSE).
 	CacheReuseAuto = 0
 	CacheReuseOff  = -1
+	// DefaultEngineRetry is engineRetry's default, in seconds.
+	DefaultEngineRetry = 120
 )
 
 // setting is one row of the settings table: the key of the editor's
@@ -148,6 +155,8 @@ var settingsTable = []setting{
 		set: func(s *Settings, v any) (err error) { s.ModelsURL, err = stringValue("modelsUrl", v); return err }},
 	{name: "cacheReuse", env: "REIKA_CACHE_REUSE", def: "`auto` (8)", doc: "llama.cpp only: the smallest chunk of its cache it may shift into place after a change (`off`: none; see KV shifting)",
 		set: func(s *Settings, v any) (err error) { s.CacheReuse, err = cacheReuse(v); return err }},
+	{name: "engineRetry", env: "REIKA_ENGINE_RETRY", def: strconv.Itoa(DefaultEngineRetry) + " (seconds)", doc: "how long a turn waits for an engine that went away (restarted, killed) before it fails; 0: not at all",
+		set: func(s *Settings, v any) (err error) { s.EngineRetry, err = countValue("engineRetry", v); return err }},
 }
 
 // SettingNames lists every setting key (docs/design.md §5), in order.
