@@ -53,8 +53,8 @@ type statusEvents struct {
 	once     sync.Once
 }
 
-func (e *statusEvents) Transcript(agent.Event) {}
-func (e *statusEvents) Notice(agent.Notice)    {}
+func (e *statusEvents) Transcript(agent.Event)  {}
+func (e *statusEvents) Notice(agent.Notice)     {}
 func (e *statusEvents) Progress(agent.Progress) {}
 func (e *statusEvents) Status(s agent.Status) {
 	e.mu.Lock()
