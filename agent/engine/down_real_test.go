@@ -69,7 +69,7 @@ func (e *statusEvents) Status(s agent.Status) {
 // stopped after the first round and started again on the same port: the
 // turn waits, its status and the client's log say "engine unreachable,
 // retrying" (the log once), and it completes from the request it was
-// sending.
+// sending; the debug line reports the cache the restart lost.
 func TestRealEngineRestartMidTurn(t *testing.T) {
 	tree := llamaserver.Find(t)
 	srv := llamaserver.Start(t, tree, llamaserver.Config{Model: llamaserver.ToolCallerModel(t, reader), Ctx: 4096, Parallel: 1, Args: llamaserver.ToolCallerArgs})
@@ -79,8 +79,9 @@ func TestRealEngineRestartMidTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	ev := &statusEvents{down: make(chan struct{})}
+	dbg := &logs{}
 	a, err := agent.New(agent.Options{Workspace: emptyWorkspace{root: root}, Model: &killingModel{Client: c, srv: srv}, StateDir: t.TempDir(),
-		Events: ev, Settings: agent.Settings{Approve: agent.ApproveAll}})
+		Events: ev, Logf: dbg.logf, Settings: agent.Settings{Approve: agent.ApproveAll, Debug: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,13 +105,17 @@ func TestRealEngineRestartMidTurn(t *testing.T) {
 	if res.Status != agent.AskDone {
 		t.Fatalf("the turn: %+v\n%s", res, l)
 	}
+	// The restarted server lost its cache: the debug line says so.
+	if !strings.Contains(dbg.String(), "the engine's cache was lost") {
+		t.Errorf("the debug lines do not report the lost cache:\n%s", dbg)
+	}
 	if n := strings.Count(l.String(), "engine unreachable, retrying"); n != 1 {
 		t.Errorf("the client's log says it waits %d times, want once:\n%s", n, l)
 	}
 	ev.mu.Lock()
 	last := ev.statuses[len(ev.statuses)-1]
 	ev.mu.Unlock()
-	if last.Level != agent.LevelOK || strings.Contains(last.Text, agent.DownText) {
+	if last.Level == agent.LevelError || strings.Contains(last.Text, agent.DownText) {
 		t.Errorf("the last status: %+v", last)
 	}
 	a.Close()
