@@ -66,6 +66,7 @@ type Agent struct {
 	failure       string             // why the engine is down or the last turn failed; guarded by mu
 	loading       bool               // the engine is loading its model; guarded by mu
 	mode          string             // the mode /mode chose ("": the setting's); guarded by mu
+	down          bool               // a request waits for an engine that is down; guarded by mu
 	noticed       map[string]bool    // conditions already announced; guarded by mu
 	closed        bool               // guarded by mu
 	// logFault, when set (tests), is given to every session log; guarded
@@ -124,7 +125,7 @@ func New(opts Options) (*Agent, error) {
 	if opts.Resume {
 		a.resumeAtStart()
 	}
-	a.startDiscovery(opts.Model, 0)
+	a.startDiscovery(opts.Model, 0, false)
 	return a, nil
 }
 
@@ -216,9 +217,6 @@ func (a *Agent) modelInfo(ctx context.Context) (llm.ModelInfo, error) {
 	}
 	got, err := model.Info(ctx)
 	if err != nil {
-		a.mu.Lock()
-		a.failure = err.Error()
-		a.mu.Unlock()
 		return got, err
 	}
 	a.adopt(model, got)
@@ -259,12 +257,19 @@ func (a *Agent) begin(ctx context.Context) (context.Context, func(), error) {
 	return ctx, end, nil
 }
 
-// session returns the session, starting one when there is none. The
-// engine must have answered: a turn needs it.
+// session returns the session, starting one when there is none, with
+// what the engine said of its model, or, when it cannot be reached, with
+// what is known without it.
 func (a *Agent) session(ctx context.Context) (*session, error) {
 	info, err := a.modelInfo(ctx)
 	if err != nil {
-		return nil, err
+		if !errors.As(err, new(*llm.UnreachableError)) {
+			return nil, err
+		}
+		// The engine is down: the turn starts all the same, so that its
+		// prompt is in the log before anything waits for the engine (the
+		// model waits for it; see engineDown).
+		info = a.knownInfo()
 	}
 	a.mu.Lock()
 	sess := a.sess
@@ -464,7 +469,7 @@ func (a *Agent) UpdateSettings(s Settings) error {
 	a.appr.setMode(s.Approve)
 	hideSecrets(s, a.logf)
 	if newModel != nil && (old.BaseURL != s.BaseURL || old.Model != s.Model || old.APIKey != s.APIKey ||
-		old.ContextWindow != s.ContextWindow || old.ModelsURL != s.ModelsURL || old.CacheReuse != s.CacheReuse) {
+		old.ContextWindow != s.ContextWindow || old.ModelsURL != s.ModelsURL || old.CacheReuse != s.CacheReuse || old.EngineRetry != s.EngineRetry) {
 		m, err := newModel(s)
 		if err != nil {
 			return err
@@ -481,7 +486,7 @@ func (a *Agent) UpdateSettings(s Settings) error {
 			return nil
 		}
 		a.infoFailed(m, ierr)
-		a.startDiscovery(m, a.retryWait())
+		a.startDiscovery(m, a.retryWait(), false)
 	}
 	a.updateIdle()
 	return nil

@@ -264,7 +264,7 @@ func TestSecondAskRefusedAndCancel(t *testing.T) {
 }
 
 func TestEngineUnreachable(t *testing.T) {
-	model, _ := engine.New(engine.Config{BaseURL: "http://127.0.0.1:1/v1", CacheDir: t.TempDir()})
+	model, _ := engine.New(engine.Config{BaseURL: "http://127.0.0.1:1/v1", CacheDir: t.TempDir(), DownWait: -1})
 	col := &collector{shrinkBefore: map[int]bool{}}
 	a, err := agent.New(agent.Options{Workspace: diskWorkspace{root: t.TempDir()}, Model: model, StateDir: t.TempDir(), Events: col})
 	if err != nil {

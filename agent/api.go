@@ -24,7 +24,11 @@ const (
 )
 
 // Event is one transcript event. Its JSON is the params of the
-// reika/transcript notification.
+// reika/transcript notification. Streamed text comes as Delta events of
+// one round and kind, ended by the final (Delta false) event of that round
+// and kind, whose text replaces what streamed. A final event with empty
+// text after streamed text retracts it: the attempt that streamed it broke
+// off, and the next attempt streams anew (into a new block).
 type Event struct {
 	Session string          `json:"session"`
 	Turn    int             `json:"turn"`

@@ -14,10 +14,21 @@ import (
 // last, up to discoveryMaxRetry. When the engine answers, the session
 // adopts the window and the status is published again, so an "engine
 // unreachable" status clears without a new ask. Close stops it and waits.
+//
+// After a turn found the engine down, the model's discovery may still be
+// cached (Info answers without asking the engine): discovery then probes
+// the engine first (llm.Prober), and only an answer clears the failure.
+// Probes are cheap, so they come at most probeMaxRetry apart: the status
+// turns back within seconds of the engine's return.
+
+// probeMaxRetry caps the wait between two probes of an engine that is
+// down.
+const probeMaxRetry = 5 * time.Second
 
 // startDiscovery starts discovering model's window, after wait, in place
-// of any discovery already running.
-func (a *Agent) startDiscovery(model llm.Model, wait time.Duration) {
+// of any discovery already running; with probe, each try probes the
+// engine before asking the model for its info.
+func (a *Agent) startDiscovery(model llm.Model, wait time.Duration, probe bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed {
@@ -31,7 +42,7 @@ func (a *Agent) startDiscovery(model llm.Model, wait time.Duration) {
 	a.bg.Add(1)
 	go func() {
 		defer a.bg.Done()
-		a.discover(ctx, model, wait)
+		a.discover(ctx, model, wait, probe)
 	}()
 }
 
@@ -43,7 +54,7 @@ func (a *Agent) rediscover() {
 	a.mu.Lock()
 	m := a.model
 	a.mu.Unlock()
-	a.startDiscovery(m, wait)
+	a.startDiscovery(m, wait, true)
 }
 
 // stopDiscoveryLoop stops the discovery running, if any.
@@ -63,8 +74,14 @@ func (a *Agent) retryWait() time.Duration {
 	return a.retryBase
 }
 
-func (a *Agent) discover(ctx context.Context, model llm.Model, wait time.Duration) {
-	failures := 0
+func (a *Agent) discover(ctx context.Context, model llm.Model, wait time.Duration, probe bool) {
+	failures, maxWait := 0, discoveryMaxRetry
+	prober, _ := model.(llm.Prober)
+	if !probe || prober == nil {
+		prober = nil
+	} else {
+		maxWait = probeMaxRetry
+	}
 	for {
 		if wait > 0 {
 			t := time.NewTimer(wait)
@@ -75,7 +92,14 @@ func (a *Agent) discover(ctx context.Context, model llm.Model, wait time.Duratio
 			case <-t.C:
 			}
 		}
-		info, err := model.Info(ctx)
+		var err error
+		if prober != nil {
+			err = prober.Probe(ctx)
+		}
+		var info llm.ModelInfo
+		if err == nil {
+			info, err = model.Info(ctx)
+		}
 		if ctx.Err() != nil {
 			return
 		}
@@ -87,7 +111,7 @@ func (a *Agent) discover(ctx context.Context, model llm.Model, wait time.Duratio
 			return
 		}
 		failures++
-		wait = min(a.retryWait()<<min(failures-1, 16), discoveryMaxRetry)
+		wait = min(a.retryWait()<<min(failures-1, 16), maxWait)
 	}
 }
 

@@ -100,7 +100,7 @@ func TestResumeWhileTheEngineIsDown(t *testing.T) {
 	first.Close()
 
 	addr := freeAddr(t)
-	model, err := engine.New(engine.Config{BaseURL: "http://" + addr + "/v1", CacheDir: t.TempDir(), ModelsURL: "http://127.0.0.1:1/never"})
+	model, err := engine.New(engine.Config{BaseURL: "http://" + addr + "/v1", CacheDir: t.TempDir(), ModelsURL: "http://127.0.0.1:1/never", DownWait: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestEngineBackAfterATurnFoundItDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	model, err := engine.New(engine.Config{BaseURL: "http://" + addr + "/v1", CacheDir: t.TempDir(), ModelsURL: "http://127.0.0.1:1/never"})
+	model, err := engine.New(engine.Config{BaseURL: "http://" + addr + "/v1", CacheDir: t.TempDir(), ModelsURL: "http://127.0.0.1:1/never", DownWait: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,6 +182,17 @@ func TestEngineBackAfterATurnFoundItDown(t *testing.T) {
 		t.Fatalf("ask with the engine down: %+v", res)
 	}
 	_, down := w.waitFrom(t, 0, "at level error", func(s agent.Status) bool { return s.Level == agent.LevelError })
+	// While the engine stays down, discovery probes it again and again and
+	// every status it publishes stays at level error: the cached discovery
+	// does not make the engine look back.
+	w.waitFrom(t, down+5, "five more while the engine is down", func(agent.Status) bool { return true })
+	w.mu.Lock()
+	for _, s := range w.statuses[down:] {
+		if s.Level != agent.LevelError {
+			t.Errorf("a status at level %s while the engine is down: %+v", s.Level, s)
+		}
+	}
+	w.mu.Unlock()
 	second, err := enginetest.Listen(enginetest.Options{Window: 16000, Script: enginetest.Sequence(enginetest.Text("back"))}, addr)
 	if err != nil {
 		t.Fatal(err)

@@ -195,8 +195,15 @@ func (r *run) complete(ctx context.Context, req *llm.Request) (*llm.Response, er
 	model := r.h.currentModel()
 	round := r.sess.m.H.Rounds() + 1
 	r.streamed = false
+	reasoned := false
 	onDelta := func(d llm.Delta) {
+		if d.Retract {
+			r.retract(round, reasoned)
+			reasoned = false
+			return
+		}
 		if d.Reasoning != "" {
+			reasoned = true
 			r.emit(Event{Kind: EventReasoning, Round: round, Text: d.Reasoning, Delta: true})
 		}
 		if d.Content != "" {

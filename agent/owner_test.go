@@ -360,9 +360,10 @@ func TestPromptLargerThanTheWindow(t *testing.T) {
 }
 
 // TestRetriedStreamEndsWithTheWholeReply breaks a stream after some text:
-// the engine client asks again, and the transcript's final assistant
-// message is the whole reply of the second answer, for the front end to
-// put in place of the broken text, even when that reply has no text at all.
+// the engine client asks again; the transcript retracts the broken text
+// (an empty final message) before the second answer streams, and its last
+// final assistant message is that answer's whole reply, even when it has
+// no text at all.
 func TestRetriedStreamEndsWithTheWholeReply(t *testing.T) {
 	const whole = "The whole answer, in several words that stream one by one."
 	for name, retried := range map[string]enginetest.Reply{
@@ -403,8 +404,10 @@ func TestRetriedStreamEndsWithTheWholeReply(t *testing.T) {
 			if !strings.HasPrefix(deltas.String(), "A first attempt") {
 				t.Fatalf("the fake did not stream the first attempt (streamed %q)", deltas.String())
 			}
-			if len(finals) != 1 || finals[0] != retried.Content {
-				t.Errorf("final assistant messages of round 1: %q, want [%q]", finals, retried.Content)
+			// The broken text is retracted (a final, empty message) at once;
+			// the last final message is the whole reply.
+			if len(finals) == 0 || finals[0] != "" || finals[len(finals)-1] != retried.Content || len(finals) > 2 {
+				t.Errorf("final assistant messages of round 1: %q, want the retraction then [%q]", finals, retried.Content)
 			}
 		})
 	}

@@ -45,6 +45,11 @@ type Settings struct {
 	// Mode is the mode new sessions start in and a session switches to
 	// (modes.go): code, plan, ask or a custom mode's name.
 	Mode string `json:"mode"`
+	// EngineRetry is how long, in seconds, a request waits for an engine
+	// that does not answer (refused, dropped, 502/503/504) before the turn
+	// fails; 0 set explicitly means not to wait, unset (Sources has no
+	// "engineRetry") DefaultEngineRetry.
+	EngineRetry int `json:"engineRetry"`
 
 	// APIKey is the resolved key (the file apiKeyFile names, else the
 	// variable apiKeyEnv names, else REIKA_API_KEY). It is never logged,
@@ -81,6 +86,8 @@ const (
 	// of cacheReuse (REIKA_CACHE_REUSE).
 	CacheReuseAuto = 0
 	CacheReuseOff  = -1
+	// DefaultEngineRetry is engineRetry's default, in seconds.
+	DefaultEngineRetry = 120
 )
 
 // setting is one row of the settings table: the key of the editor's
@@ -171,6 +178,8 @@ var settingsTable = []setting{
 			}
 			return err
 		}},
+	{name: "engineRetry", env: "REIKA_ENGINE_RETRY", def: strconv.Itoa(DefaultEngineRetry) + " (seconds)", doc: "how long a turn waits for an engine that went away (restarted, killed) before it fails; 0: not at all",
+		set: func(s *Settings, v any) (err error) { s.EngineRetry, err = countValue("engineRetry", v); return err }},
 }
 
 // SettingNames lists every setting key (docs/design.md §5), in order.

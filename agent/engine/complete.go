@@ -15,42 +15,29 @@ import (
 )
 
 // Complete sends one chat completion request; see llm.Model. It waits
-// for an engine that is loading its model; asks once more when the engine
-// rejects what the model generated (a new sample may parse), then names
-// the engine's words; and drops the tool calls of a reply cut at
-// max_tokens or at the window (finish_reason "length"): the last of them
-// may be cut inside its arguments, so the round is a cut reply, not calls.
+// for an engine that is loading its model, and for one that does not
+// answer (down.go), asking again from the same request; asks once more
+// when the engine rejects what the model generated (a new sample may
+// parse), then names the engine's words; and drops the tool calls of a
+// reply cut at max_tokens or at the window (finish_reason "length"): the
+// last of them may be cut inside its arguments, so the round is a cut
+// reply, not calls. Text streamed by an attempt that is given up for
+// another is retracted (llm.Delta.Retract) before the next one streams.
 func (c *Client) Complete(ctx context.Context, req *llm.Request, onDelta func(llm.Delta)) (*llm.Response, error) {
 	start := time.Now()
-	info, err := c.ensureInfo(ctx)
-	if err != nil {
-		return nil, c.red.error(err)
-	}
-	oreq := c.buildRequest(info.Model, req)
-	fields := c.extraFields(ctx, info, req)
-	ctx = withFields(ctx, fields)
-	var resp *llm.Response
-	for attempt := 1; ; attempt++ {
-		sent := 0
-		err = c.whileLoading(ctx, func() error {
-			var e error
-			resp, sent, e = c.completeOnce(ctx, oreq, onDelta)
-			return e
-		})
-		if !rejectedOutput(err) {
-			break
+	out := &deltaOut{f: onDelta}
+	var (
+		resp   *llm.Response
+		fields map[string]any
+	)
+	err := c.whileDown(ctx, func() error {
+		var e error
+		resp, fields, e = c.completeUp(ctx, req, out)
+		if e != nil && engineDown(e) {
+			out.retract()
 		}
-		var a *APIError
-		errors.As(err, &a)
-		if attempt > 1 {
-			err = &rejectedError{err: a}
-			break
-		}
-		c.logf("engine: the engine rejected what the model generated (%s); asking once more", a.Message)
-		if sent > 0 {
-			onDelta = nil // the transcript has the first try's text
-		}
-	}
+		return e
+	})
 	if err != nil {
 		var o *llm.OverflowError
 		if errors.As(err, &o) {
@@ -69,10 +56,42 @@ func (c *Client) Complete(ctx context.Context, req *llm.Request, onDelta func(ll
 	return resp, nil
 }
 
+// completeUp is one try of Complete while the engine answers: the
+// model's info (discovered once), then the request, waiting while the
+// engine loads and asked once more when it rejects the model's output. It
+// returns the fields added to the request.
+func (c *Client) completeUp(ctx context.Context, req *llm.Request, out *deltaOut) (*llm.Response, map[string]any, error) {
+	info, err := c.ensureInfo(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	oreq := c.buildRequest(info.Model, req)
+	fields := c.extraFields(ctx, info, req)
+	ctx = withFields(ctx, fields)
+	var resp *llm.Response
+	for attempt := 1; ; attempt++ {
+		err = c.whileLoading(ctx, func() error {
+			out.retract() // a try that streamed and failed: its text is void
+			var e error
+			resp, e = c.completeOnce(ctx, oreq, out)
+			return e
+		})
+		if !rejectedOutput(err) {
+			return resp, fields, err
+		}
+		var a *APIError
+		errors.As(err, &a)
+		if attempt > 1 {
+			return nil, fields, &rejectedError{err: a}
+		}
+		c.logf("engine: the engine rejected what the model generated (%s); asking once more", a.Message)
+	}
+}
+
 // completeOnce makes one request: streamed unless the engine refuses to
 // stream with tools, re-issued without streaming when a stream breaks
-// without saying why. sent counts the deltas passed on.
-func (c *Client) completeOnce(ctx context.Context, oreq openai.ChatCompletionRequest, onDelta func(llm.Delta)) (*llm.Response, int, error) {
+// without saying why (the text it streamed retracted first).
+func (c *Client) completeOnce(ctx context.Context, oreq openai.ChatCompletionRequest, out *deltaOut) (*llm.Response, error) {
 	c.mu.Lock()
 	stream := !(c.noStreaming && len(oreq.Tools) > 0)
 	c.mu.Unlock()
@@ -81,9 +100,8 @@ func (c *Client) completeOnce(ctx context.Context, oreq openai.ChatCompletionReq
 		resp *llm.Response
 		err  error
 	)
-	sent := 0 // deltas already passed on
 	if stream {
-		resp, sent, err = c.stream(ctx, oreq, onDelta)
+		resp, err = c.stream(ctx, oreq, out.send)
 		var failed *streamFailedError
 		switch {
 		case errors.Is(err, errStreamRefused):
@@ -95,20 +113,20 @@ func (c *Client) completeOnce(ctx context.Context, oreq openai.ChatCompletionReq
 		case errors.As(err, &failed) && (rejectedOutput(failed.cause) || isLoading(failed.cause)):
 			// The engine said what went wrong: asking again without
 			// streaming would only generate the same reply once more.
-			return nil, sent, failed.cause
+			return nil, failed.cause
 		case errors.As(err, &failed):
 			c.logf("engine: %v; asking again without streaming", failed)
+			out.retract()
 			stream = false
 		}
 	}
 	if !stream {
 		resp, err = c.complete(ctx, oreq)
-		if err == nil && sent == 0 && onDelta != nil && (resp.Message.Content != "" || resp.Message.Reasoning != "") {
-			onDelta(llm.Delta{Content: resp.Message.Content, Reasoning: resp.Message.Reasoning})
-			sent++
+		if err == nil && out.sent == 0 && (resp.Message.Content != "" || resp.Message.Reasoning != "") {
+			out.send(llm.Delta{Content: resp.Message.Content, Reasoning: resp.Message.Reasoning})
 		}
 	}
-	return resp, sent, err
+	return resp, err
 }
 
 var errStreamRefused = errors.New("the engine refuses to stream with tools")
@@ -123,8 +141,8 @@ func (e *streamFailedError) Error() string {
 	return "the stream ended without a finish_reason: " + e.cause.Error()
 }
 
-// stream makes a streamed request. sent counts the deltas passed on.
-func (c *Client) stream(ctx context.Context, oreq openai.ChatCompletionRequest, onDelta func(llm.Delta)) (*llm.Response, int, error) {
+// stream makes a streamed request, passing its text to onDelta.
+func (c *Client) stream(ctx context.Context, oreq openai.ChatCompletionRequest, onDelta func(llm.Delta)) (*llm.Response, error) {
 	oreq.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
 	var (
 		st  *openai.ChatCompletionStream
@@ -143,7 +161,7 @@ func (c *Client) stream(ctx context.Context, oreq openai.ChatCompletionRequest, 
 		return nil
 	})
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	defer st.Close()
 	acc := newAccumulator()
@@ -155,7 +173,7 @@ func (c *Client) stream(ctx context.Context, oreq openai.ChatCompletionRequest, 
 		}
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, acc.deltas, ctx.Err()
+				return nil, ctx.Err()
 			}
 			broken = c.classify(ctx, err, cap)
 			break
@@ -171,29 +189,29 @@ func (c *Client) stream(ctx context.Context, oreq openai.ChatCompletionRequest, 
 		acc.add(ch, onDelta)
 	}
 	if ctx.Err() != nil {
-		return nil, acc.deltas, ctx.Err()
+		return nil, ctx.Err()
 	}
 	// An error the stream carried: an overflow is final; anything else is
 	// asked again without streaming, for the real error.
 	if cap.streamErr != nil {
 		if e := c.errorFromBody(0, cap.streamErr, nil); llm.IsOverflow(e) {
-			return nil, acc.deltas, e
+			return nil, e
 		} else if broken == nil {
 			broken = e
 		}
 	}
 	if llm.IsOverflow(broken) {
-		return nil, acc.deltas, broken
+		return nil, broken
 	}
 	if acc.finish == "" {
-		return nil, acc.deltas, &streamFailedError{cause: broken}
+		return nil, &streamFailedError{cause: broken}
 	}
 	return &llm.Response{
 		Message:      acc.message(),
 		FinishReason: acc.finish,
 		Usage:        usageOf(acc.usage, acc.timings),
 		Timings:      timingsOf(acc.timings),
-	}, acc.deltas, nil
+	}, nil
 }
 
 // refusesStreamWithTools recognises llama.cpp's "Cannot use tools with

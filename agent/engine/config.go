@@ -46,6 +46,11 @@ type Config struct {
 	// LoadWait bounds the wait for an engine that answers 503 "Loading
 	// model" (llama-server while it loads); 0 means DefaultLoadWait.
 	LoadWait time.Duration
+	// DownWait bounds the wait of a completion for an engine that does not
+	// answer (refused or dropped connections, 502, 503, 504; see down.go);
+	// 0 means DefaultDownWait, a negative value not to wait (those are then
+	// retried a bounded few times, as 429 and 500 are).
+	DownWait time.Duration
 	// CacheReuse is the cacheReuse setting: CacheReuseAuto (0) asks
 	// llama.cpp for DefaultCacheReuse, CacheReuseOff for none
 	// (n_cache_reuse 0), CacheReuseServer sends nothing, a positive number
@@ -56,7 +61,7 @@ type Config struct {
 }
 
 // withDefaults is cfg with every zero field that has a default (BaseURL,
-// ModelsURL, CacheDir, CatalogMaxAge, Retry, LoadWait) set to it. It
+// ModelsURL, CacheDir, CatalogMaxAge, Retry, LoadWait, DownWait) set to it. It
 // checks nothing.
 func (cfg Config) withDefaults() Config {
 	if cfg.BaseURL == "" {
@@ -86,6 +91,9 @@ func (cfg Config) withDefaults() Config {
 	}
 	if cfg.LoadWait <= 0 {
 		cfg.LoadWait = DefaultLoadWait
+	}
+	if cfg.DownWait == 0 {
+		cfg.DownWait = DefaultDownWait
 	}
 	return cfg
 }

@@ -322,7 +322,7 @@ func TestUnreachable(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close() // nothing listens there now
-	c, _ := New(Config{BaseURL: "http://" + addr + "/v1", CacheDir: t.TempDir(), HTTPClient: testHTTP(t, nil)})
+	c, _ := New(Config{BaseURL: "http://" + addr + "/v1", CacheDir: t.TempDir(), HTTPClient: testHTTP(t, nil), DownWait: -1})
 	_, err = c.Info(ctx(t))
 	var u *llm.UnreachableError
 	if !errors.As(err, &u) {

@@ -66,6 +66,8 @@ type Client struct {
 	noStreaming bool           // guarded by mu: the engine refuses stream with tools
 	onLoading   func(bool)     // guarded by mu: told when the engine loads its model
 	loading     bool           // guarded by mu: the engine said it is loading
+	onDown      func(bool)     // guarded by mu: told when a request waits for the engine
+	down        bool           // guarded by mu: a request waits for the engine
 	noTokenize  bool           // guarded by mu: the engine has no /tokenize
 	slots       int            // guarded by mu: llama-server's slots (0: unknown)
 	slotsKnown  bool           // guarded by mu: slots was asked for

@@ -85,9 +85,12 @@ func TestRetries(t *testing.T) {
 		wantErr  string
 	}{
 		{"503 then ok", []enginetest.Fault{{Status: 503}}, 2, []time.Duration{500 * time.Millisecond}, ""},
-		{"two 500s then ok", []enginetest.Fault{{Status: 500}, {Status: 502, Body: "<html><body>Bad Gateway</body></html>"}}, 3, []time.Duration{500 * time.Millisecond, time.Second}, ""},
+		// The 502 is an engine that is down: waited for from the first
+		// pause again (down.go).
+		{"a 500, a 502, then ok", []enginetest.Fault{{Status: 500}, {Status: 502, Body: "<html><body>Bad Gateway</body></html>"}}, 3, []time.Duration{500 * time.Millisecond, 500 * time.Millisecond}, ""},
+		{"503s are waited for", []enginetest.Fault{{Status: 503}, {Status: 503}, {Status: 504}, {Status: 503}}, 5, []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second}, ""},
 		{"429 honours Retry-After", []enginetest.Fault{{Status: 429, RetryAfter: "7"}}, 2, []time.Duration{7 * time.Second}, ""},
-		{"attempts are bounded", []enginetest.Fault{{Status: 503}, {Status: 503}, {Status: 503}, {Status: 503}}, 3, []time.Duration{500 * time.Millisecond, time.Second}, "HTTP 503"},
+		{"attempts are bounded", []enginetest.Fault{{Status: 500}, {Status: 500}, {Status: 500}, {Status: 500}}, 3, []time.Duration{500 * time.Millisecond, time.Second}, "HTTP 500"},
 		{"Retry-After beyond the cap", []enginetest.Fault{{Status: 429, RetryAfter: "3600"}}, 1, nil, "not retrying"},
 		{"400 is not retried", []enginetest.Fault{{Status: 400, Message: "bad request"}}, 1, nil, "bad request"},
 		{"401 is not retried", []enginetest.Fault{{Status: 401, Message: "no key"}}, 1, nil, "HTTP 401"},

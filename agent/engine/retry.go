@@ -28,6 +28,9 @@ func (c *Client) retry(ctx context.Context, op func(context.Context, *capture) e
 		if err == nil {
 			return nil
 		}
+		if c.cfg.DownWait >= 0 && engineDown(err) {
+			return err // waited for by whileDown, which says it once
+		}
 		again, after := retryableError(err)
 		if !again || attempt >= r.Attempts {
 			return err

@@ -41,7 +41,6 @@ type accumulator struct {
 	finish             string
 	usage              *usageJSON
 	timings            *timingsJSON
-	deltas             int // deltas passed to onDelta
 }
 
 func newAccumulator() *accumulator {
@@ -77,7 +76,6 @@ func (a *accumulator) add(c chunk, onDelta func(llm.Delta)) {
 		a.content.WriteString(d.Content)
 		if onDelta != nil {
 			onDelta(llm.Delta{Content: d.Content, Reasoning: reasoning})
-			a.deltas++
 		}
 	}
 	for _, tc := range d.ToolCalls {

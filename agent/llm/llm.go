@@ -43,6 +43,24 @@ type LoadWatcher interface {
 	WatchLoading(f func(loading bool))
 }
 
+// DownWatcher is implemented by a Model that waits for an engine that
+// stopped answering (connection refused or reset, 502, 503, 504) instead of
+// failing at once. The agent calls WatchDown once, before any Info or
+// Complete; the Model calls f(true) when a request starts waiting for the
+// engine and f(false) when the wait ends (the engine answered, or the
+// Model gave up), from whichever goroutine asked.
+type DownWatcher interface {
+	WatchDown(f func(down bool))
+}
+
+// Prober is implemented by a Model that can ask its engine whether it
+// answers at all, past any cached discovery: Probe makes one request and
+// returns an *UnreachableError (or another error) when the engine does not
+// answer.
+type Prober interface {
+	Probe(ctx context.Context) error
+}
+
 // TokenCounter is implemented by a Model whose engine has a tokenizer
 // endpoint (llama.cpp's and vLLM's POST /tokenize). The agent counts the
 // texts new to each request with it, in one call per round, and prices them
@@ -103,6 +121,10 @@ type Request struct {
 type Delta struct {
 	Content   string
 	Reasoning string
+	// Retract says that the text streamed so far is void: the attempt that
+	// streamed it broke off and the reply is asked for again, its text
+	// streamed anew. A Retract delta carries no text.
+	Retract bool
 }
 
 // Response is a finished completion.

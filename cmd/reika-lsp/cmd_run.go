@@ -167,6 +167,9 @@ func finishRun(a *agent.Agent, res agent.AskResult, stderr io.Writer) int {
 		code = 130
 	default:
 		fmt.Fprintf(stderr, "reika-lsp run: %s\n", res.Message)
+		if res.Session != "" {
+			fmt.Fprintf(stderr, "reika-lsp run: the prompt is kept in session %s: reika-lsp run --continue \"…\" goes on from it\n", res.Session)
+		}
 		code = 1
 	}
 	// The session log is written whole before the run says it succeeded.
@@ -299,7 +302,11 @@ func (t *terminal) replacePartial(reply string) {
 		t.midLine = false
 	} else {
 		t.newline()
-		fmt.Fprintln(t.out, "· (the reply above broke off and was asked for again; the whole reply:)")
+		if reply == "" {
+			fmt.Fprintln(t.out, "· (the reply above broke off; it is asked for again)")
+		} else {
+			fmt.Fprintln(t.out, "· (the reply above broke off and was asked for again; the whole reply:)")
+		}
 	}
 	t.print(reply)
 }

@@ -147,7 +147,7 @@ func TestRunShowsTheReplyAfterARetriedStream(t *testing.T) {
 		if err := cmd.Run(); err != nil {
 			t.Fatalf("%v\n%s", err, stderr.String())
 		}
-		want := "A broken first \n· (the reply above broke off and was asked for again; the whole reply:)\nThe real answer, whole.\n"
+		want := "A broken first \n· (the reply above broke off; it is asked for again)\nThe real answer, whole.\n"
 		if stdout.String() != want {
 			t.Errorf("stdout:\n%q\nwant\n%q", stdout.String(), want)
 		}

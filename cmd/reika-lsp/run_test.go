@@ -30,7 +30,7 @@ func TestRunWithoutEngine(t *testing.T) {
 	bin := binary(t)
 	cmd := exec.Command(bin, "run", "hello")
 	cmd.Dir = t.TempDir()
-	cmd.Env = append(isolated(t, ""), "REIKA_BASE_URL=http://127.0.0.1:1/v1")
+	cmd.Env = append(isolated(t, ""), "REIKA_BASE_URL=http://127.0.0.1:1/v1", "REIKA_ENGINE_RETRY=0")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	err := cmd.Run()

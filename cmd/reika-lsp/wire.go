@@ -1,6 +1,8 @@
 package main
 
 import (
+	"time"
+
 	"github.com/reika-lsp/reika-lsp/agent"
 	"github.com/reika-lsp/reika-lsp/agent/engine"
 	"github.com/reika-lsp/reika-lsp/agent/llm"
@@ -41,5 +43,17 @@ func engineConfig(s agent.Settings) engine.Config {
 	// cacheReuse's values are the engine's (engine.CacheReuseAuto and
 	// CacheReuseOff are agent's; TestEngineConfig checks "off").
 	return engine.Config{BaseURL: s.BaseURL, BaseURLFrom: s.Sources["baseUrl"], APIKey: s.APIKey, Model: s.Model,
-		ContextWindow: s.ContextWindow, ModelsURL: s.ModelsURL, CacheReuse: s.CacheReuse}
+		ContextWindow: s.ContextWindow, ModelsURL: s.ModelsURL, CacheReuse: s.CacheReuse, DownWait: downWait(s)}
+}
+
+// downWait is the engine client's DownWait for the engineRetry setting:
+// its seconds, none (negative) when set to 0, the default when unset.
+func downWait(s agent.Settings) time.Duration {
+	switch {
+	case s.EngineRetry > 0:
+		return time.Duration(s.EngineRetry) * time.Second
+	case s.Sources["engineRetry"] != "":
+		return -1
+	}
+	return time.Duration(agent.DefaultEngineRetry) * time.Second
 }

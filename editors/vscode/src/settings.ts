@@ -30,6 +30,7 @@ export const ServerSettings = [
 	{ key: 'fetchAllowHosts', kind: 'string' },
 	{ key: 'cacheReuse', kind: 'cacheReuse' },
 	{ key: 'mode', kind: 'string' },
+	{ key: 'engineRetry', kind: 'count' },
 ] as const satisfies readonly { key: string; kind: SettingKind }[];
 
 export type ServerSettingKey = (typeof ServerSettings)[number]['key'];

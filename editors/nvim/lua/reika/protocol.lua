@@ -86,6 +86,7 @@ M.settings = {
   { name = 'fetchAllowHosts', type = 'string' },
   { name = 'cacheReuse', type = 'integer', min = 1, values = { 'auto', 'off' } },
   { name = 'mode', type = 'string' },
+  { name = 'engineRetry', type = 'integer' },
 }
 
 -- The settings section name.

@@ -339,6 +339,9 @@ test('the extension in real VS Code (code-server) against the fake engine', { ti
 					'git.enabled': false,
 					'reika.serverPath': bin,
 					'reika.baseUrl': engineURL,
+					// "The engine going down" expects its ask to fail at once, not
+					// to wait for the engine (that wait is tested in the Go suite).
+					'reika.engineRetry': 0,
 				},
 				null,
 				2,

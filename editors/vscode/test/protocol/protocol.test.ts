@@ -161,7 +161,7 @@ test('the server keeps serving with the engine down', { timeout: 4 * hangGuardMs
 	let session: LspSession | undefined;
 	try {
 		const bin = await serverBinary(scratch);
-		const settings = settingsFor({ baseUrl: await deadURL(), model: 'absent-model' });
+		const settings = settingsFor({ baseUrl: await deadURL(), model: 'absent-model', engineRetry: 0 }); // fail at once, no wait
 		session = new LspSession(bin, root, isolatedEnv(scratch), settings);
 		const init = await session.initialize(initParams(root, settings));
 		checkCapabilities(init);

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"net"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reika-lsp/reika-lsp/agent/enginetest"
+	"github.com/reika-lsp/reika-lsp/ctxwin"
+)
+
+// freePort is a loopback address nothing listens on (yet).
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// TestRunContinueCarriesThePromptTypedWhileTheEngineWasDown: `run` with
+// the engine down (and no wait) fails, saying the prompt is kept; `run
+// --continue` once the engine is up sends it to the engine before the new
+// one.
+func TestRunContinueCarriesThePromptTypedWhileTheEngineWasDown(t *testing.T) {
+	bin := binary(t)
+	addr, dir := freePort(t), t.TempDir()
+	env := append(isolated(t, "http://"+addr+"/v1"), "REIKA_ENGINE_RETRY=0")
+	first := exec.Command(bin, "run", "TYPED WHILE DOWN")
+	first.Dir, first.Env = dir, env
+	out, err := first.CombinedOutput()
+	if code := first.ProcessState.ExitCode(); code != 1 || !strings.Contains(string(out), "the prompt is kept in session") {
+		t.Fatalf("run with the engine down: exit %d (%v)\n%s", code, err, out)
+	}
+	srv, err := enginetest.Listen(enginetest.Options{Window: 16000, Script: enginetest.Sequence(enginetest.Text("done"))}, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	second := exec.Command(bin, "run", "--continue", "and now")
+	second.Dir, second.Env = dir, env
+	if out, err := second.CombinedOutput(); err != nil {
+		t.Fatalf("run --continue: %v\n%s", err, out)
+	}
+	recs := srv.Requests()
+	if len(recs) == 0 {
+		t.Fatal("no request")
+	}
+	var users []string
+	for _, m := range recs[0].Request.Messages {
+		if m.Role == ctxwin.RoleUser {
+			users = append(users, m.Content)
+		}
+	}
+	if strings.Join(users, "|") != "TYPED WHILE DOWN|and now" {
+		t.Errorf("the user messages sent: %q", users)
+	}
+}
+
+// TestRunWaitsForTheEngine: `run` with the engine down waits for it,
+// saying so once, and answers when it comes up.
+func TestRunWaitsForTheEngine(t *testing.T) {
+	bin := binary(t)
+	addr := freePort(t)
+	cmd := exec.Command(bin, "run", "hello")
+	cmd.Dir, cmd.Env = t.TempDir(), isolated(t, "http://"+addr+"/v1")
+	var stdout, stderr syncBuffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute) // hang guard
+	for !strings.Contains(stderr.String(), "engine unreachable, retrying") {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("run does not say it waits:\n%s", stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	srv, err := enginetest.Listen(enginetest.Options{Window: 16000, Script: enginetest.Sequence(enginetest.Text("here I am"))}, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "here I am") {
+		t.Errorf("stdout: %q", stdout.String())
+	}
+	if n := strings.Count(stderr.String(), "engine unreachable, retrying"); n != 1 {
+		t.Errorf("the wait is said %d times, want once:\n%s", n, stderr.String())
+	}
+}
