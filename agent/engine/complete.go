@@ -27,7 +27,8 @@ func (c *Client) Complete(ctx context.Context, req *llm.Request, onDelta func(ll
 		return nil, c.red.error(err)
 	}
 	oreq := c.buildRequest(info.Model, req)
-	fields := c.extraFields(ctx, info, req)
+	fields, done := c.extraFields(ctx, info, req)
+	defer done()
 	ctx = withFields(ctx, fields)
 	var resp *llm.Response
 	for attempt := 1; ; attempt++ {
