@@ -101,7 +101,7 @@ func New(cfg Config) (*Client, error) {
 		red:     red,
 		sleep:   sleepCtx,
 	}
-	c.pin.sub = -1
+	c.pin.sub, c.pin.lastTask = -1, -1
 	display := *base
 	display.User = nil
 	c.displayURL = red.text(display.String())

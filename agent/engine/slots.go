@@ -54,8 +54,13 @@ type slotPin struct {
 	shared  bool
 	file    *os.File // the lock of the session's slot; nil when shared
 	sub     int      // the slot the last subagent request used; -1 none
-	// other says a subagent request ran since the session's last one.
+	// other says another task ran since the session's last request (a
+	// subagent's; or the session's last request could not follow its
+	// prompt to the slot that served it).
 	other bool
+	// lastTask is the newest task on the server after the session's last
+	// request (GET /slots id_task); -1 unknown.
+	lastTask int
 }
 
 // sessionSlot is the id_slot of the session's requests, and whether to
@@ -78,13 +83,15 @@ func (c *Client) sessionSlot(ctx context.Context, info llm.ModelInfo) (int, bool
 }
 
 // sessionRequest is the id_slot of a session's request, whether to send
-// one, and what to call when it is done. The first request after a
-// subagent's names no slot: on a server whose slots share one KV cache
-// (llama-server's default, -kvu), a task on one slot saves every idle
-// slot to host memory and clears it, and a request that names its slot
-// is not restored from there (llama-server 0.7.0), while one that names
-// none is. When it is done, the session's pin moves to the slot that
-// served it (GET /slots: the idle slot of the newest task).
+// one, and what to call when it is done. A request after another task ran
+// on the server (a subagent's, another window's: GET /slots shows a newer
+// task than the session's last) names no slot: where the slots share one
+// KV cache (llama-server's default, -kvu) that task saved the session's
+// slot to host memory and cleared it, and a request naming an empty slot
+// is not restored from there (0.7.0), while one that names none is. When
+// it is done, the session's pin follows it to the slot that served it
+// (the idle slot of the newest task), unless another window holds that
+// one; then the next request names none again.
 func (c *Client) sessionRequest(ctx context.Context, info llm.ModelInfo) (int, bool, func()) {
 	slot, ok := c.sessionSlot(ctx, info)
 	if !ok {
@@ -92,20 +99,63 @@ func (c *Client) sessionRequest(ctx context.Context, info llm.ModelInfo) (int, b
 	}
 	p := &c.pin
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if !p.other {
-		return slot, true, func() {}
+	other, last := p.other, p.lastTask
+	p.mu.Unlock()
+	if !other && last >= 0 {
+		if _, newest, ok := c.newestTask(ctx); ok && newest != last {
+			other = true
+		}
 	}
-	p.other = false
-	return 0, false, func() { c.followSession(context.WithoutCancel(ctx)) }
+	after := func() { c.afterSession(context.WithoutCancel(ctx), other) }
+	if other {
+		return 0, false, after
+	}
+	return slot, true, after
 }
 
-// followSession moves the session's pin to the slot that served its last
-// request, when another process does not hold it.
-func (c *Client) followSession(ctx context.Context) {
-	b, err := c.get(ctx, c.rootURL+"/slots")
+// afterSession notes the newest task on the server (the session's request
+// just served) and, when the request named no slot, moves the session's
+// pin to the slot that served it.
+func (c *Client) afterSession(ctx context.Context, follow bool) {
+	at, task, ok := c.newestTask(ctx)
+	p := &c.pin
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.lastTask = -1
+	if !ok {
+		return
+	}
+	p.lastTask = task
+	if !follow {
+		return
+	}
+	p.other = false
+	if at == p.session || p.shared {
+		return
+	}
+	dir, err := c.slotDir()
 	if err != nil {
 		return
+	}
+	f, ok := lockSlot(dir, at)
+	if !ok {
+		p.other = true // another window's slot: name none next time too
+		return
+	}
+	if p.file != nil {
+		p.file.Close()
+	}
+	p.session, p.file = at, f
+	runtime.AddCleanup(c, func(f *os.File) { f.Close() }, f)
+	c.logf("engine: after another task, the server served the session's request from slot %d; its requests go there now", at)
+}
+
+// newestTask is the idle slot of the newest task GET /slots shows, and
+// that task's id; false when /slots does not say.
+func (c *Client) newestTask(ctx context.Context) (slot, task int, ok bool) {
+	b, err := c.get(ctx, c.rootURL+"/slots")
+	if err != nil {
+		return 0, 0, false
 	}
 	var slots []struct {
 		ID           *int `json:"id"`
@@ -113,32 +163,15 @@ func (c *Client) followSession(ctx context.Context) {
 		IsProcessing bool `json:"is_processing"`
 	}
 	if json.Unmarshal(b, &slots) != nil {
-		return
+		return 0, 0, false
 	}
-	at, task := -1, -1
+	slot, task = -1, -1
 	for _, s := range slots {
 		if s.ID != nil && s.Task != nil && !s.IsProcessing && *s.Task > task {
-			at, task = *s.ID, *s.Task
+			slot, task = *s.ID, *s.Task
 		}
 	}
-	p := &c.pin
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if at < 0 || at == p.session || p.shared {
-		return
-	}
-	dir, err := c.slotDir()
-	if err != nil {
-		return
-	}
-	if f, ok := lockSlot(dir, at); ok {
-		if p.file != nil {
-			p.file.Close()
-		}
-		p.session, p.file = at, f
-		runtime.AddCleanup(c, func(f *os.File) { f.Close() }, f)
-		c.logf("engine: the server served the session's request after a subagent's from slot %d; its requests go there now", at)
-	}
+	return slot, task, slot >= 0
 }
 
 // subagentSlot is the id_slot for a subagent's request, whether to send
@@ -224,7 +257,7 @@ func (c *Client) Close() error {
 	if p.file != nil {
 		p.file.Close()
 	}
-	p.claimed, p.file, p.shared, p.sub, p.other = false, nil, false, -1, false
+	p.claimed, p.file, p.shared, p.sub, p.other, p.lastTask = false, nil, false, -1, false, -1
 	return nil
 }
 

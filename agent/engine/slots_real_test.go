@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/reika-lsp/reika-lsp/agent"
 	"github.com/reika-lsp/reika-lsp/agent/llm"
+	"github.com/reika-lsp/reika-lsp/ctxwin"
 	"github.com/reika-lsp/reika-lsp/internal/gguf"
 	"github.com/reika-lsp/reika-lsp/internal/llamaserver"
 )
@@ -104,5 +107,60 @@ func TestRealSubagentKeepsTheMainPrefix(t *testing.T) {
 				t.Errorf("tooltip:\n%s", tip)
 			}
 		})
+	}
+}
+
+// TestRealTwoWindowsKeepTheirSlots: two sessions (two editor windows,
+// sharing the slot locks) on llama-server with its default slots. Each
+// session's requests name its own slot and the server serves them there;
+// a session's request after the other's names none (the other's task
+// cleared its slot) and is restored from host memory, and its next names
+// the slot that served it.
+func TestRealTwoWindowsKeepTheirSlots(t *testing.T) {
+	tree := llamaserver.Find(t)
+	srv := llamaserver.Start(t, tree, llamaserver.Config{Model: llamaserver.RandomModel(t), Ctx: 8192})
+	cache := t.TempDir()
+	open := func() (*Client, *logs) {
+		return realClient(t, srv, func(c *Config) { c.CacheDir = cache })
+	}
+	a, la := open()
+	b, _ := open()
+	history := map[*Client][]ctxwin.Message{}
+	ask := func(c *Client, name string) llm.Timings {
+		t.Helper()
+		h := history[c]
+		if h == nil {
+			h = []ctxwin.Message{{Role: ctxwin.RoleSystem, Content: "You are coding agent " + name + ". " + strings.Repeat("Read before you answer. ", 60)}}
+		}
+		h = append(h, ctxwin.Message{Role: ctxwin.RoleUser, Content: fmt.Sprintf("Question %d of window %s: %s", len(h), name, strings.Repeat("which file holds the parser? ", 20))})
+		resp, err := c.Complete(ctx(t), &llm.Request{Messages: h, MaxTokens: 1}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		history[c] = append(h, resp.Message)
+		return *resp.Timings
+	}
+	ask(a, "A")
+	a2 := ask(a, "A")
+	ask(b, "B")
+	a3 := ask(a, "A")
+	a4 := ask(a, "A")
+	srv.WaitLog("selected slot by", 5, 5*time.Second)
+	var picks []string
+	for _, line := range strings.Split(srv.Log(), "\n") {
+		if i := strings.Index(line, "selected slot by "); i >= 0 {
+			picks = append(picks, strings.SplitN(line[i+len("selected slot by "):], ",", 2)[0])
+		}
+	}
+	t.Logf("the server's picks: %q; window A's second request reused %d, its first after B's %d (processed %d), its next %d (processed %d)",
+		picks, a2.CacheN, a3.CacheN, a3.PromptN, a4.CacheN, a4.PromptN)
+	moved := strings.Contains(la.String(), "its requests go there now")
+	want := []string{"id (0)", "id (0)", "id (1)"}
+	if len(picks) != 5 || !slices.Equal(picks[:3], want) || strings.HasPrefix(picks[3], "id") || !strings.HasPrefix(picks[4], "id") || !moved {
+		t.Errorf("the server's picks %q, want %q, then one by LRU or similarity, then by id", picks, want)
+	}
+	// Each request adds a question of about 270 tokens.
+	if a2.PromptN > 320 || a3.PromptN > 320 || a4.PromptN > 320 {
+		t.Errorf("window A processed %d, %d and %d tokens after its first request: more than its new question", a2.PromptN, a3.PromptN, a4.PromptN)
 	}
 }

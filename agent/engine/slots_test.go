@@ -75,50 +75,84 @@ func TestSlotPins(t *testing.T) {
 	}
 }
 
+// window is a client of srv with its own log, sharing cache (so the
+// slot locks) with the other windows of a test.
+func window(t *testing.T, srv *enginetest.Server, cache string) (*Client, *logs) {
+	l := &logs{}
+	c, err := New(Config{BaseURL: srv.URL(), CacheDir: cache, ModelsURL: "http://127.0.0.1:1/never", Logf: l.logf, HTTPClient: testHTTP(t, nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, l
+}
+
+// askSlot sends a request of c's session (or a subagent's) and returns
+// the id_slot it named (-1: none) and what the engine reused of it.
+func askSlot(t *testing.T, srv *enginetest.Server, c *Client, text string, sub bool) (slot, cached int) {
+	t.Helper()
+	req := userReq(text)
+	req.Subagent = sub
+	resp, err := c.Complete(ctx(t), req, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := idSlots(t, srv)
+	return s[len(s)-1], resp.Usage.CachedTokens
+}
+
 // TestSlotsOfTwoWindows: sessions sharing a cache directory (two editor
-// windows) on one server take different slots; a third on a two-slot
-// server shares one and says so; a subagent with no free slot shares its
-// session's; a closed session's slot goes to the next.
+// windows) on one server take different slots; a request after the other
+// window's names none and its pin stays where the server served it; a
+// subagent with no free slot shares its session's; a third window on a
+// two-slot server shares one and says so; a closed session's slot goes to
+// the next.
 func TestSlotsOfTwoWindows(t *testing.T) {
 	srv := enginetest.New(enginetest.Options{Slots: 2})
 	t.Cleanup(srv.Close)
 	cache := t.TempDir()
-	window := func() (*Client, *logs) {
-		l := &logs{}
-		c, err := New(Config{BaseURL: srv.URL(), CacheDir: cache, ModelsURL: "http://127.0.0.1:1/never", Logf: l.logf, HTTPClient: testHTTP(t, nil)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c, l
-	}
-	ask := func(c *Client, sub bool) int {
+	ask := func(c *Client, text string, sub bool) int {
 		t.Helper()
-		req := userReq("hello")
-		req.Subagent = sub
-		if _, err := c.Complete(ctx(t), req, nil); err != nil {
-			t.Fatal(err)
-		}
-		s := idSlots(t, srv)
-		return s[len(s)-1]
+		slot, _ := askSlot(t, srv, c, text, sub)
+		return slot
 	}
-	a, _ := window()
-	b, _ := window()
-	if sa, sb := ask(a, false), ask(b, false); sa != 0 || sb != 1 {
+	a, _ := window(t, srv, cache)
+	b, _ := window(t, srv, cache)
+	if sa, sb := ask(a, "window a", false), ask(b, "window b", false); sa != 0 || sb != 1 {
 		t.Fatalf("two windows took slots %d and %d, want 0 and 1", sa, sb)
 	}
-	if got := ask(a, true); got != 0 {
+	if s1, s2 := ask(a, "window a", false), ask(a, "window a", false); s1 != -1 || s2 != 0 {
+		t.Errorf("after the other window's request: slot %d, then %d; want none, then 0", s1, s2)
+	}
+	if got := ask(a, "a subagent of a", true); got != 0 {
 		t.Errorf("a subagent with no free slot went to slot %d, want its session's 0", got)
 	}
-	c, cl := window()
-	if got := ask(c, false); got < 0 || !strings.Contains(cl.String(), "held by other reika-lsp sessions") {
+	c, cl := window(t, srv, cache)
+	if got := ask(c, "window c", false); got < 0 || !strings.Contains(cl.String(), "held by other reika-lsp sessions") {
 		t.Errorf("a third window on two slots: slot %d; log:\n%s", got, cl)
 	}
 	a.Close()
-	d, _ := window()
-	if got := ask(d, false); got != 0 {
+	d, _ := window(t, srv, cache)
+	if got := ask(d, "window d", false); got != 0 {
 		t.Errorf("after the first window closed, a new one took slot %d, want 0", got)
 	}
-	if got := ask(b, false); got != 1 {
-		t.Errorf("the second window's session moved to slot %d", got)
+}
+
+// TestSlotFollowsRestore: on llama-server's default slots (4, one KV
+// cache) a subagent's task clears the session's slot; the session's next
+// request names none, is restored from host memory into another slot, and
+// the session's requests name that slot from then on.
+func TestSlotFollowsRestore(t *testing.T) {
+	srv := enginetest.New(enginetest.Options{Slots: enginetest.DefaultSlots, KVUnified: true})
+	t.Cleanup(srv.Close)
+	a, l := window(t, srv, t.TempDir())
+	first, _ := askSlot(t, srv, a, "the session's task", false)
+	sub, _ := askSlot(t, srv, a, "a subagent's task", true)
+	after, cached := askSlot(t, srv, a, "the session's task", false)
+	next, _ := askSlot(t, srv, a, "the session's task", false)
+	recs := srv.Requests()
+	t.Logf("slots %d, %d (subagent), %d, %d; the request after the subagent's reused %d of %d", first, sub, after, next, cached, recs[2].PromptTokens)
+	if first != 0 || sub != 3 || after != -1 || next != recs[2].Slot || cached < recs[0].PromptTokens/2 {
+		t.Errorf("slots %d, %d, %d, %d (the third served from %d), reused %d; want 0, 3, none, the third's, most of the prompt\n%s",
+			first, sub, after, next, recs[2].Slot, cached, l)
 	}
 }
