@@ -34,14 +34,21 @@ type recorded struct {
 	timings  llm.Timings
 }
 
-// recordingModel records what each request cost.
+// recordingModel records what each request cost; before, when set, runs
+// before the first request is sent.
 type recordingModel struct {
 	*Client
-	mu   sync.Mutex
-	reqs []recorded
+	mu     sync.Mutex
+	reqs   []recorded
+	before func()
 }
 
 func (m *recordingModel) Complete(ctx context.Context, req *llm.Request, onDelta func(llm.Delta)) (*llm.Response, error) {
+	m.mu.Lock()
+	if m.before != nil && len(m.reqs) == 0 {
+		m.before()
+	}
+	m.mu.Unlock()
 	resp, err := m.Client.Complete(ctx, req, onDelta)
 	if err == nil && resp.Timings != nil && resp.Usage != nil {
 		m.mu.Lock()
