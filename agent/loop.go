@@ -53,6 +53,9 @@ func (a *Agent) runTurn(ctx context.Context, sess *session, p AskParams) (res As
 	if err := r.afterRound(ctx); err != nil {
 		return r.end(ctx, err)
 	}
+	if a.countFirst(ctx, sess.m) {
+		a.publishStatus(sess) // the first request as the engine counts it
+	}
 	return r.end(ctx, r.rounds(ctx))
 }
 

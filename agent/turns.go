@@ -96,6 +96,7 @@ func (a *Agent) subagent(ctx context.Context, parent *session, task string) (str
 	if err := r.afterRound(ctx); err != nil {
 		return "", err
 	}
+	a.countFirst(ctx, child.m)
 	if err := r.rounds(ctx); err != nil {
 		return "", err
 	}

@@ -66,7 +66,8 @@ func (c *Client) completeUp(ctx context.Context, req *llm.Request, out *deltaOut
 		return nil, nil, err
 	}
 	oreq := c.buildRequest(info.Model, req)
-	fields := c.extraFields(ctx, info, req)
+	fields, done := c.extraFields(ctx, info, req)
+	defer done()
 	ctx = withFields(ctx, fields)
 	var resp *llm.Response
 	for attempt := 1; ; attempt++ {

@@ -58,6 +58,9 @@ func (c *Client) discover(ctx context.Context) (discovery, error) {
 	d.again = again
 	notes = append(notes, windowNotes...)
 	notes = append(notes, c.discoverCatalog(ctx, info)...)
+	if info.Engine == EngineLlamaCpp {
+		c.slotCount(ctx) // logged at discovery; /props was read already on late-2025 builds
+	}
 
 	if info.Window == 0 {
 		info.WindowSource = llm.SourceNone
@@ -297,6 +300,9 @@ func (c *Client) engineWindow(ctx context.Context, engine, model string, listed 
 		}
 		if err != nil {
 			return 0, false, fmt.Sprintf("GET /props failed (%v)", err)
+		}
+		if n, ok := parseTotalSlots(b); ok && listed <= 1 {
+			c.noteSlots(n, "GET /props total_slots")
 		}
 		if n, ok := parseProps(b); ok {
 			return n, false, "GET /props default_generation_settings.n_ctx"

@@ -24,7 +24,7 @@ func TestWindowFromEndpoint(t *testing.T) {
 		window int
 		calls  []string // requests the discovery must have made, in order
 	}{
-		{"llama.cpp 2026 meta.n_ctx", enginetest.Options{Window: 24000}, EngineLlamaCpp, 24000, []string{"GET /v1/models"}},
+		{"llama.cpp 2026 meta.n_ctx", enginetest.Options{Window: 24000}, EngineLlamaCpp, 24000, []string{"GET /v1/models", "GET /props"}},
 		{"llama.cpp late 2025 /props", enginetest.Options{Shape: enginetest.ShapeLlamaCpp2025, Window: 12288}, EngineLlamaCpp, 12288, []string{"GET /v1/models", "GET /props"}},
 		{"vLLM max_model_len", enginetest.Options{Shape: enginetest.ShapeVLLM, Window: 32768}, EngineVLLM, 32768, []string{"GET /v1/models"}},
 		{"Ollama /api/ps", enginetest.Options{Shape: enginetest.ShapeOllama, Window: 8192, Model: "qwen3:latest"}, EngineOllama, 8192, []string{"GET /v1/models", "GET /api/ps"}},

@@ -19,7 +19,8 @@
 // Ollama's reasoning) apart from the answer, and read usage,
 // prompt_tokens_details.cached_tokens and llama.cpp's timings from the raw
 // chunks. llama.cpp is sent cache_prompt:true, n_cache_reuse (reuse.go)
-// and, for a subagent on a server with several slots, id_slot (slots.go).
+// and, on a server with several slots, id_slot: one slot per session,
+// another for its subagents (slots.go).
 // A stream that ends without a
 // finish_reason is re-issued without streaming to get the real error; an
 // engine that refuses streaming with tools (llama.cpp of spring 2025) is
@@ -71,6 +72,9 @@ type Client struct {
 	noTokenize  bool           // guarded by mu: the engine has no /tokenize
 	slots       int            // guarded by mu: llama-server's slots (0: unknown)
 	slotsKnown  bool           // guarded by mu: slots was asked for
+
+	flight *discoveryFlight // guarded by mu: the discovery running
+	pin    slotPin          // the session's slot (slots.go)
 }
 
 var _ llm.Model = (*Client)(nil)
@@ -99,6 +103,7 @@ func New(cfg Config) (*Client, error) {
 		red:     red,
 		sleep:   sleepCtx,
 	}
+	c.pin.sub, c.pin.lastTask = -1, -1
 	display := *base
 	display.User = nil
 	c.displayURL = red.text(display.String())
@@ -135,14 +140,55 @@ func (c *Client) logf(format string, args ...any) {
 // engine cannot be reached, and a plain error when the configured model is
 // not served (or none is configured and the endpoint serves several); the
 // returned info then holds what is known.
+//
+// Calls made while a discovery runs wait for it and share its outcome, so
+// a run whose background discovery and first request both ask discovers
+// (and logs each fact) once.
 func (c *Client) Info(ctx context.Context) (llm.ModelInfo, error) {
 	c.mu.Lock()
+	for c.info == nil || c.again {
+		f := c.flight
+		if f == nil {
+			break
+		}
+		c.mu.Unlock()
+		select {
+		case <-f.done:
+		case <-ctx.Done():
+			return llm.ModelInfo{}, ctx.Err()
+		}
+		if !f.cancelled {
+			return f.info, f.err
+		}
+		c.mu.Lock() // the discovery was cancelled by its caller: run one
+	}
 	if c.info != nil && !c.again {
 		info := *c.info
 		c.mu.Unlock()
 		return info, nil
 	}
+	f := &discoveryFlight{done: make(chan struct{})}
+	c.flight = f
 	c.mu.Unlock()
+	f.info, f.err = c.discoverOnce(ctx)
+	f.cancelled = ctx.Err() != nil
+	c.mu.Lock()
+	c.flight = nil
+	c.mu.Unlock()
+	close(f.done)
+	return f.info, f.err
+}
+
+// discoveryFlight is a discovery running, for the calls that wait for it.
+type discoveryFlight struct {
+	done      chan struct{}
+	info      llm.ModelInfo
+	err       error
+	cancelled bool // its caller's context ended
+}
+
+// discoverOnce discovers and keeps what was found.
+func (c *Client) discoverOnce(ctx context.Context) (llm.ModelInfo, error) {
 	d, err := c.discover(ctx)
 	if err != nil {
 		return d.info, c.red.error(err)

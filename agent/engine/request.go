@@ -10,22 +10,28 @@ import (
 )
 
 // extraFields are the non-OpenAI fields of one chat request: llama.cpp's
-// cache_prompt, n_cache_reuse and, for a subagent on a server with several
-// slots, id_slot. nil for other engines.
-func (c *Client) extraFields(ctx context.Context, info llm.ModelInfo, req *llm.Request) map[string]any {
+// cache_prompt, n_cache_reuse and, on a server with several slots, id_slot
+// (slots.go); nil for other engines. done is called when the request is
+// over.
+func (c *Client) extraFields(ctx context.Context, info llm.ModelInfo, req *llm.Request) (f map[string]any, done func()) {
+	done = func() {}
 	if info.Engine != EngineLlamaCpp {
-		return nil
+		return nil, done
 	}
-	f := map[string]any{"cache_prompt": true}
+	f = map[string]any{"cache_prompt": true}
 	if n, ok := c.cacheReuse(info); ok {
 		f["n_cache_reuse"] = n
 	}
+	slot, ok := 0, false
 	if req.Subagent {
-		if slot, ok := c.subagentSlot(ctx, info); ok {
-			f["id_slot"] = slot
-		}
+		slot, ok, done = c.subagentSlot(ctx, info)
+	} else {
+		slot, ok, done = c.sessionRequest(ctx, info)
 	}
-	return f
+	if ok {
+		f["id_slot"] = slot
+	}
+	return f, done
 }
 
 // fieldsKey is the context key of a request's extra fields.

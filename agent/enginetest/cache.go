@@ -18,14 +18,17 @@ import (
 //     share passes 0.10 (--slot-prompt-similarity), else to the least
 //     recently used slot (an empty one first).
 //   - Host memory (--cache-ram, 8 GiB by default). When a request takes a
-//     slot by recency or by id, or by similarity but keeping less than half
-//     of what the slot holds, the slot's state is saved first, and a saved
-//     state replaces it when it beats the slot's own on both the share of
-//     the state kept (at least a quarter) and the share of the prompt
-//     served; a restored state leaves host memory. The other idle slots are
-//     saved as each request starts. A state already held (a prefix of a
-//     saved one) is not saved again, and saved states that the new one
-//     extends are dropped.
+//     slot by recency, or by similarity but keeping less than half of what
+//     the slot holds, the slot's state is saved first, and a saved state
+//     replaces it when it beats the slot's own on both the share of the
+//     state kept (at least a quarter) and the share of the prompt served; a
+//     restored state leaves host memory. So does a request that names its
+//     slot (id_slot), but when that slot is empty it skips both: nothing is
+//     restored into it (0.7.0, measured). The other idle slots are saved as each request
+//     starts, and where the slots share one KV cache (-kvu, the default
+//     when -np is not given) they are also cleared. A state already held
+//     (a prefix of a saved one) is not saved again, and saved states that
+//     the new one extends are dropped.
 //   - Reuse. Of the state in the slot, the longest common token prefix is
 //     reused. Then, with n_cache_reuse N > 0 (per request; the default is
 //     --cache-reuse) and a model whose memory can shift, the chunk scan:
@@ -47,6 +50,9 @@ type promptCache struct {
 	host  bool
 	kept  [][]uint32
 	limit int
+	// unified says the slots share one KV cache: a request clears the
+	// other idle slots (after saving them in host memory).
+	unified bool
 }
 
 // slotState is one slot.
@@ -96,6 +102,8 @@ type taken struct {
 	// restored says the state came from host memory; saved that the
 	// slot's state was saved there first.
 	restored, saved bool
+	// how is llama-server's log line of the slot's selection.
+	how string
 }
 
 // take readies a slot for prompt and says what of it the cache serves.
@@ -120,20 +128,26 @@ func (c *promptCache) take(prompt []uint32, id, minChunk int) taken {
 		}
 	}
 	switch {
+	case id >= 0:
+		update = len(c.slots[t.slot].tokens) > 0 // an empty slot is skipped
+		t.how = fmt.Sprintf("selected slot by id (%d)", t.slot)
 	case best > 0:
 		keep := best * float64(len(prompt)) / float64(len(c.slots[t.slot].tokens))
 		update = keep < 0.5
-	case t.slot >= 0:
-		update = true // by id, not similar
+		t.how = fmt.Sprintf("selected slot by lcs similarity, sim_best = %.3f", best)
 	default:
 		t.slot = c.leastRecent()
 		update = true
+		t.how = "selected slot by LRU"
 	}
 	st := &c.slots[t.slot]
 	if c.host {
 		for i := range c.slots {
 			if i != t.slot && len(c.slots[i].tokens) > 0 {
 				c.keep(c.slots[i].tokens) // the other idle slots
+				if c.unified {
+					c.slots[i].tokens = nil
+				}
 			}
 		}
 		if update {

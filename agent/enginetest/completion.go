@@ -436,6 +436,9 @@ func (s *Server) takeCache(p *parsedRequest, tokens []uint32, rec *Recorded) (re
 	if reuse > 0 && s.opts.NoShift {
 		s.logf("slot id %2d | task %d | cache reuse is not supported - ignoring n_cache_reuse = %d", t.slot, rec.Index, reuse)
 	}
+	if s.slotCount() > 1 {
+		s.logf("slot get_availabl: id %2d | task -1 | %s", t.slot, t.how) // as llama-server's log says
+	}
 	for _, line := range t.describe() {
 		s.logf("slot id %2d | task %d | %s", t.slot, rec.Index, line)
 	}

@@ -126,7 +126,13 @@ type Options struct {
 	APIKey string
 	// Slots is llama.cpp's total_slots (-np); 0 means 1. Each has the
 	// per-slot Window; the fake serves every request from one of them.
+	// llama-server's default, with no -np, is DefaultSlots sharing one KV
+	// cache: Slots DefaultSlots and KVUnified.
 	Slots int
+	// KVUnified models slots that share one KV cache (-kvu, the default
+	// when -np is not given): each request saves the other idle slots in
+	// host memory and clears them.
+	KVUnified bool
 	// Loading starts a llama.cpp shape loading its model: every route
 	// answers 503 "Loading model" until SetLoading(false).
 	Loading bool
@@ -378,8 +384,13 @@ func (s *Server) newCache() promptCache {
 	if !s.isLlama() {
 		return newPromptCache(1, false, 0)
 	}
-	return newPromptCache(s.slotCount(), !s.opts.NoHostCache, s.opts.HostCacheTokens)
+	c := newPromptCache(s.slotCount(), !s.opts.NoHostCache, s.opts.HostCacheTokens)
+	c.unified = s.opts.KVUnified
+	return c
 }
+
+// DefaultSlots is llama-server's slot count when -np is not given.
+const DefaultSlots = 4
 
 // logf adds a line to the server's log. The lock must be held.
 func (s *Server) logf(format string, args ...any) {

@@ -88,7 +88,7 @@ type instance struct {
 type setup struct {
 	key     string // --api-key
 	loading bool   // it starts loading its model
-	slots   int    // -np (0: 1); each slot gets parityWindow tokens
+	slots   int    // -np (0: 1); each slot gets parityWindow tokens; -1: no -np (the server's default slots, sharing parityWindow)
 }
 
 type side struct {
@@ -98,7 +98,11 @@ type side struct {
 
 func sides(t *testing.T) []side {
 	fake := side{name: "fake", start: func(t *testing.T, su setup) *instance {
-		s := New(Options{Window: parityWindow, APIKey: su.key, Loading: su.loading, Slots: su.slots, Script: signalScript})
+		o := Options{Window: parityWindow, APIKey: su.key, Loading: su.loading, Slots: su.slots, Script: signalScript}
+		if su.slots < 0 {
+			o.Slots, o.KVUnified = DefaultSlots, true
+		}
+		s := New(o)
 		t.Cleanup(s.Close)
 		return &instance{root: s.RootURL(), restart: s.Restart, release: func() { s.SetLoading(false) }}
 	}}
@@ -106,7 +110,11 @@ func sides(t *testing.T) []side {
 	real := side{name: "llama-server", start: func(t *testing.T, su setup) *instance {
 		tree := llamaserver.Find(t)
 		np := max(su.slots, 1)
-		srv := llamaserver.Start(t, tree, llamaserver.Config{Model: llamaserver.ToolCallerModel(t, parityCaller), Ctx: parityWindow * np, Parallel: np,
+		ctx := parityWindow * np
+		if su.slots < 0 {
+			np, ctx = 0, parityWindow
+		}
+		srv := llamaserver.Start(t, tree, llamaserver.Config{Model: llamaserver.ToolCallerModel(t, parityCaller), Ctx: ctx, Parallel: np,
 			APIKey: su.key, HoldLoad: su.loading, Alias: DefaultModel, Args: llamaserver.ToolCallerArgs})
 		return &instance{root: srv.RootURL(), restart: srv.Restart, release: srv.Release}
 	}}
@@ -201,7 +209,7 @@ type row struct {
 	key     string // the instance's --api-key
 	loading bool   // the instance starts loading its model
 	own     bool   // the row needs an instance of its own (it restarts it)
-	slots   int    // the instance's slots (0: the shared one-slot instance)
+	slots   int    // the instance's slots (0: the shared one-slot instance; -1: the server's default)
 	check   func(t *testing.T, c *http.Client, in *instance)
 }
 
@@ -539,10 +547,10 @@ func TestParityWithLlamaServer(t *testing.T) {
 	for _, sd := range sides(t) {
 		t.Run(sd.name, func(t *testing.T) {
 			shared := sd.start(t, setup{}) // for the rows that need nothing of their own
-			for _, r := range append(parityRows, cacheRows...) {
+			for _, r := range slices.Concat(parityRows, cacheRows, slotRows) {
 				t.Run(r.name, func(t *testing.T) {
 					in := shared
-					if r.key != "" || r.loading || r.own || r.slots > 0 {
+					if r.key != "" || r.loading || r.own || r.slots != 0 {
 						in = sd.start(t, setup{key: r.key, loading: r.loading, slots: r.slots})
 					}
 					r.check(t, c, in)

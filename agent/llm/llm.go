@@ -73,6 +73,18 @@ type TokenCounter interface {
 	CountTokens(ctx context.Context, texts []string) ([]int, error)
 }
 
+// PromptCounter is implemented by a Model that can count a whole request
+// as the engine will render it: its messages and tool definitions through
+// the model's chat template (llama.cpp's POST /apply-template, then POST
+// /tokenize). The agent counts a session's first request with it, whose
+// tool definitions and template no engine has reported on yet.
+type PromptCounter interface {
+	// CountPrompt returns the prompt tokens req will take. It returns
+	// ErrNoTokenizer (possibly wrapped) when the engine cannot render and
+	// count a request.
+	CountPrompt(ctx context.Context, req *Request) (int, error)
+}
+
 // ErrNoTokenizer says the engine has no tokenizer endpoint (hosted
 // endpoints, Ollama, LM Studio).
 var ErrNoTokenizer = errors.New("the engine has no tokenizer endpoint")
