@@ -66,6 +66,7 @@ type Agent struct {
 	failure       string             // why the engine is down or the last turn failed; guarded by mu
 	loading       bool               // the engine is loading its model; guarded by mu
 	noticed       map[string]bool    // conditions already announced; guarded by mu
+	mcp           mcpServers         // the MCP servers (mcpservers.go); guarded by mu
 	closed        bool               // guarded by mu
 	// logFault, when set (tests), is given to every session log; guarded
 	// by mu.
@@ -270,6 +271,7 @@ func (a *Agent) session(ctx context.Context) (*session, error) {
 	if sess != nil {
 		return sess, nil
 	}
+	a.startMCP(ctx, info.Window)
 	if sess, err = a.newSession(info); err != nil {
 		return nil, err
 	}
@@ -297,6 +299,7 @@ func (a *Agent) Ask(ctx context.Context, p AskParams) AskResult {
 		return AskResult{Status: AskError, Message: err.Error()}
 	}
 	a.applyChanges(sess)
+	a.syncMCP(ctx, sess)
 	if err := promptFits(taskPrompt(p), sess.m.Window()); err != nil {
 		return AskResult{Session: sess.id, Status: AskError, Message: err.Error()}
 	}
@@ -418,6 +421,7 @@ func (a *Agent) NewSession() (string, error) {
 		a.fail(err)
 		return "", err
 	}
+	a.startMCP(context.Background(), info.Window)
 	sess, err := a.newSession(info)
 	if err != nil {
 		return "", err
@@ -504,6 +508,7 @@ func (a *Agent) Close() error {
 	if sess != nil {
 		err = sess.log.close()
 	}
+	a.closeMCP()
 	os.RemoveAll(a.tempDir)
 	return err
 }

@@ -36,6 +36,7 @@ const (
 	recNote  = "note"  // the note written before a fold
 	recState = "state" // what the manager learned
 	recInfo  = "info"  // an error or a notice in the transcript
+	recTools = "tools" // the tool definitions changed (an MCP server's)
 )
 
 // record is one line of the log.

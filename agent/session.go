@@ -262,6 +262,8 @@ func replayRecord(m *ctxwin.Manager, r record) (err error) {
 		m.Apply(r.Event)
 	case recState:
 		m.Restore(r.State)
+	case recTools:
+		m.SetTools(r.Tools)
 	case recNote, recInfo:
 	default:
 		return fmt.Errorf("an unknown record kind %q", r.Kind)

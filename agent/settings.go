@@ -38,6 +38,10 @@ type Settings struct {
 	// lets the engine client choose, CacheReuseOff ("off") asks for none,
 	// a positive number is that size. Other engines are never sent it.
 	CacheReuse int `json:"cacheReuse"`
+	// MCPAllow names the MCP servers (SERVER or mcp__SERVER) and tools
+	// (mcp__SERVER__TOOL) whose calls run without asking under ask and
+	// edits.
+	MCPAllow []string `json:"mcpAllow"`
 
 	// APIKey is the resolved key (REIKA_API_KEY, or the variable apiKeyEnv
 	// names). It is never logged, printed or marshaled.
@@ -148,6 +152,8 @@ var settingsTable = []setting{
 		set: func(s *Settings, v any) (err error) { s.ModelsURL, err = stringValue("modelsUrl", v); return err }},
 	{name: "cacheReuse", env: "REIKA_CACHE_REUSE", def: "`auto` (8)", doc: "llama.cpp only: the smallest chunk of its cache it may shift into place after a change (`off`: none; see KV shifting)",
 		set: func(s *Settings, v any) (err error) { s.CacheReuse, err = cacheReuse(v); return err }},
+	{name: "mcpAllow", env: "REIKA_MCP_ALLOW", def: "none", doc: "MCP servers or tools to run without asking (`SERVER`, `mcp__SERVER__TOOL`; a list, or commas in the variable)",
+		set: func(s *Settings, v any) (err error) { s.MCPAllow, err = listValue("mcpAllow", v); return err }},
 }
 
 // SettingNames lists every setting key (docs/design.md §5), in order.
@@ -424,6 +430,26 @@ func countValue(name string, v any) (int, error) {
 		return 0, fmt.Errorf("%s: want at least 0, got %d", name, n)
 	}
 	return n, nil
+}
+
+// listValue is a list of names: a JSON or TOML array of strings, or the
+// environment's text with the names separated by commas or spaces.
+func listValue(name string, v any) ([]string, error) {
+	switch x := v.(type) {
+	case string:
+		return strings.FieldsFunc(x, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' }), nil
+	case []any:
+		out := make([]string, 0, len(x))
+		for _, e := range x {
+			s, ok := e.(string)
+			if !ok {
+				return nil, fmt.Errorf("%s: want a list of strings, got %v", name, v)
+			}
+			out = append(out, strings.TrimSpace(s))
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("%s: want a list of strings, got %v", name, v)
 }
 
 // boolValue is a boolean setting's value: true or false, or in the

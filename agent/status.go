@@ -40,6 +40,7 @@ func (a *Agent) publishStatusBusy(sess *session, busy bool) Status {
 	if g.chip != nil {
 		setChipStatus(&st, g, info)
 	}
+	st.Tooltip = strings.TrimLeft(st.Tooltip+a.mcpTooltipLocked(), "\n")
 	a.setLevelLocked(&st, g.chip)
 	a.applyLoading(&st)
 	warn := st.Level == LevelWarning

@@ -27,6 +27,7 @@ export const ServerSettings = [
 	{ key: 'approve', kind: 'approve' },
 	{ key: 'modelsUrl', kind: 'url' },
 	{ key: 'cacheReuse', kind: 'cacheReuse' },
+	{ key: 'mcpAllow', kind: 'string' },
 ] as const satisfies readonly { key: string; kind: SettingKind }[];
 
 export type ServerSettingKey = (typeof ServerSettings)[number]['key'];

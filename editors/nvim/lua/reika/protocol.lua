@@ -83,6 +83,7 @@ M.settings = {
   { name = 'approve', type = 'string', values = { 'ask', 'edits', 'all' } },
   { name = 'modelsUrl', type = 'string' },
   { name = 'cacheReuse', type = 'integer', min = 1, values = { 'auto', 'off' } },
+  { name = 'mcpAllow', type = 'string' },
 }
 
 -- The settings section name.
