@@ -85,6 +85,7 @@ func runWindow(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	printWindow(stdout, b, source)
+	printMCP(stdout, window)
 	return 0
 }
 
