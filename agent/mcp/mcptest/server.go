@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -48,6 +49,9 @@ func New() *sdk.Server {
 				func(context.Context, *sdk.CallToolRequest, Empty) (*sdk.CallToolResult, any, error) {
 					return text("extra ran"), nil, nil
 				})
+			// The SDK sends the change 10ms after it; the result follows
+			// it, so a client has the change when it has the result.
+			time.Sleep(200 * time.Millisecond)
 			return text("added extra"), nil, nil
 		})
 	sdk.AddTool(s, &sdk.Tool{Name: "exit", Description: "Ends the server's process."},
