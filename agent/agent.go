@@ -68,6 +68,7 @@ type Agent struct {
 	mode          string             // the mode /mode chose ("": the setting's); guarded by mu
 	down          bool               // a request waits for an engine that is down; guarded by mu
 	noticed       map[string]bool    // conditions already announced; guarded by mu
+	mcp           mcpServers         // the MCP servers (mcpservers.go); guarded by mu
 	closed        bool               // guarded by mu
 	// logFault, when set (tests), is given to every session log; guarded
 	// by mu.
@@ -277,6 +278,7 @@ func (a *Agent) session(ctx context.Context) (*session, error) {
 	if sess != nil {
 		return sess, nil
 	}
+	a.startMCP(ctx, info.Window)
 	if sess, err = a.newSession(info); err != nil {
 		return nil, err
 	}
@@ -310,6 +312,7 @@ func (a *Agent) Ask(ctx context.Context, p AskParams) AskResult {
 	if err := a.switchMode(sess); err != nil {
 		return AskResult{Session: sess.id, Status: AskError, Message: err.Error()}
 	}
+	a.syncMCP(ctx, sess)
 	if err := promptFits(taskPrompt(p), sess.m.Window()); err != nil {
 		return AskResult{Session: sess.id, Status: AskError, Message: err.Error()}
 	}
@@ -431,6 +434,7 @@ func (a *Agent) NewSession() (string, error) {
 		a.fail(err)
 		return "", err
 	}
+	a.startMCP(context.Background(), info.Window)
 	sess, err := a.newSession(info)
 	if err != nil {
 		return "", err
@@ -522,6 +526,7 @@ func (a *Agent) Close() error {
 		sess.endJobs(a.logf)
 		err = sess.log.close()
 	}
+	a.closeMCP()
 	os.RemoveAll(a.tempDir)
 	return err
 }

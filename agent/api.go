@@ -198,4 +198,8 @@ type Options struct {
 	Resume bool
 	// NewModel, when set, builds a model for changed endpoint settings.
 	NewModel func(Settings) (llm.Model, error)
+	// MCPConfig is the config file whose [mcp.servers.NAME] are started
+	// (ConfigFilePath() in the front ends); "" starts none of the user's.
+	// The workspace's .mcp.json is read in any case.
+	MCPConfig string
 }

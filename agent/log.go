@@ -40,6 +40,7 @@ const (
 	recInfo  = "info"  // an error or a notice in the transcript
 	// recPrefix is a new fixed prefix (System, Tools) from a mode switch.
 	recPrefix = "prefix"
+	recTools  = "tools" // the tool definitions changed (an MCP server's)
 )
 
 // record is one line of the log.

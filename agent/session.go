@@ -326,6 +326,8 @@ func replayRecord(m *ctxwin.Manager, r record) (err error) {
 		m.Restore(r.State)
 	case recPrefix:
 		m.SetPrefix(r.System, r.Tools)
+	case recTools:
+		m.SetTools(r.Tools)
 	case recNote, recInfo:
 	default:
 		return fmt.Errorf("an unknown record kind %q", r.Kind)

@@ -50,6 +50,10 @@ type Settings struct {
 	// fails; 0 set explicitly means not to wait, unset (Sources has no
 	// "engineRetry") DefaultEngineRetry.
 	EngineRetry int `json:"engineRetry"`
+	// MCPAllow names the MCP servers (SERVER or mcp__SERVER) and tools
+	// (mcp__SERVER__TOOL) whose calls run without asking under ask and
+	// edits.
+	MCPAllow []string `json:"mcpAllow"`
 
 	// APIKey is the resolved key (the file apiKeyFile names, else the
 	// variable apiKeyEnv names, else REIKA_API_KEY). It is never logged,
@@ -180,6 +184,8 @@ var settingsTable = []setting{
 		}},
 	{name: "engineRetry", env: "REIKA_ENGINE_RETRY", def: strconv.Itoa(DefaultEngineRetry) + " (seconds)", doc: "how long a turn waits for an engine that went away (restarted, killed) before it fails; 0: not at all",
 		set: func(s *Settings, v any) (err error) { s.EngineRetry, err = countValue("engineRetry", v); return err }},
+	{name: "mcpAllow", env: "REIKA_MCP_ALLOW", def: "none", doc: "MCP servers or tools to run without asking (`SERVER`, `mcp__SERVER__TOOL`; a list, or commas in the variable)",
+		set: func(s *Settings, v any) (err error) { s.MCPAllow, err = listValue("mcpAllow", v); return err }},
 }
 
 // SettingNames lists every setting key (docs/design.md §5), in order.
@@ -474,6 +480,26 @@ func countValue(name string, v any) (int, error) {
 		return 0, fmt.Errorf("%s: want at least 0, got %d", name, n)
 	}
 	return n, nil
+}
+
+// listValue is a list of names: a JSON or TOML array of strings, or the
+// environment's text with the names separated by commas or spaces.
+func listValue(name string, v any) ([]string, error) {
+	switch x := v.(type) {
+	case string:
+		return strings.FieldsFunc(x, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' }), nil
+	case []any:
+		out := make([]string, 0, len(x))
+		for _, e := range x {
+			s, ok := e.(string)
+			if !ok {
+				return nil, fmt.Errorf("%s: want a list of strings, got %v", name, v)
+			}
+			out = append(out, strings.TrimSpace(s))
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("%s: want a list of strings, got %v", name, v)
 }
 
 // boolValue is a boolean setting's value: true or false, or in the

@@ -41,6 +41,7 @@ func (a *Agent) publishStatusBusy(sess *session, busy bool) Status {
 		setChipStatus(&st, g, info)
 		st.Tooltip += prefixLine(sess)
 	}
+	st.Tooltip = strings.TrimLeft(st.Tooltip+a.mcpTooltipLocked(), "\n")
 	a.setLevelLocked(&st, g.chip)
 	a.modeStatusLocked(&st)
 	a.applyLoading(&st)

@@ -38,7 +38,7 @@ func (a approver) Approve(ctx context.Context, ap approval.Request) agent.Decisi
 		msg += "\n\n" + approval.Visible(detail)
 	}
 	t := protocol.MessageTypeInfo
-	if ap.Kind == "command" || ap.Kind == "outside" {
+	if ap.Kind == "command" || ap.Kind == "outside" || ap.Kind == "mcp-trust" {
 		t = protocol.MessageTypeWarning
 	}
 	params := &protocol.ShowMessageRequestParams{Type: t, Message: msg, Actions: []protocol.MessageActionItem{

@@ -22,7 +22,7 @@ import (
 // Request describes a tool call waiting for the user's consent.
 type Request struct {
 	Tool    string // tool name
-	Kind    string // "edit", "command", "fetch" or "outside"
+	Kind    string // "edit", "command", "fetch", "outside", "mcp:" + an MCP tool's name, or "mcp-trust"
 	Summary string // one line: "edit src/a.go", "run `rm -rf build`"
 	Detail  string // the diff, the command, the URL
 }

@@ -76,6 +76,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		Settings:  opts.settings,
 		Resume:    opts.resume,
 		Logf:      logf,
+		MCPConfig: agent.ConfigFilePath(),
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "reika-lsp run: %v\n", err)

@@ -101,6 +101,7 @@ func runWindow(args []string, stdout, stderr io.Writer) int {
 	if pin.Capped(window) {
 		fmt.Fprintf(stdout, "\nThe reserve pinned at %d is capped at half the window, as a session caps it.\n", pin.Pinned)
 	}
+	printMCP(stdout, window)
 	return 0
 }
 

@@ -20,6 +20,7 @@ func newAgent(opts agent.Options) (agent.Service, error) {
 	opts.Model = model
 	opts.NewModel = newModel
 	opts.Resume = true
+	opts.MCPConfig = agent.ConfigFilePath()
 	return agent.New(opts)
 }
 

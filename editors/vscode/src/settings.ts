@@ -31,6 +31,7 @@ export const ServerSettings = [
 	{ key: 'cacheReuse', kind: 'cacheReuse' },
 	{ key: 'mode', kind: 'string' },
 	{ key: 'engineRetry', kind: 'count' },
+	{ key: 'mcpAllow', kind: 'string' },
 ] as const satisfies readonly { key: string; kind: SettingKind }[];
 
 export type ServerSettingKey = (typeof ServerSettings)[number]['key'];

@@ -87,6 +87,7 @@ M.settings = {
   { name = 'cacheReuse', type = 'integer', min = 1, values = { 'auto', 'off' } },
   { name = 'mode', type = 'string' },
   { name = 'engineRetry', type = 'integer' },
+  { name = 'mcpAllow', type = 'string' },
 }
 
 -- The settings section name.
