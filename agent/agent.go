@@ -19,7 +19,6 @@ import (
 	"github.com/reika-lsp/reika-lsp/agent/llm"
 	"github.com/reika-lsp/reika-lsp/agent/tools"
 	"github.com/reika-lsp/reika-lsp/ctxwin"
-	"github.com/reika-lsp/reika-lsp/internal/atomicfile"
 	"github.com/reika-lsp/reika-lsp/outline"
 )
 
@@ -529,34 +528,6 @@ func (a *Agent) Close() error {
 	a.closeMCP()
 	os.RemoveAll(a.tempDir)
 	return err
-}
-
-// Save writes the whole conversation, unshed, as Markdown. It is safe
-// during a turn: it writes what the log holds up to the last round.
-func (a *Agent) Save(path string) (string, error) {
-	a.mu.Lock()
-	sess := a.sess
-	a.mu.Unlock()
-	if sess == nil {
-		return "", errors.New("there is no conversation to save yet")
-	}
-	if path == "" {
-		path = strings.TrimSuffix(sess.log.path, ".jsonl") + ".md"
-	} else if !filepath.IsAbs(path) {
-		path = filepath.Join(a.opts.Workspace.Root(), path)
-	}
-	size, err := sess.log.synced()
-	if err != nil {
-		return "", err
-	}
-	recs, err := readLog(sess.log.path, size)
-	if err != nil {
-		return "", err
-	}
-	if err := atomicfile.Write(path, []byte(transcriptMarkdown(recs))); err != nil {
-		return "", err
-	}
-	return path, nil
 }
 
 // repoMapper is the repo map of package outline.
