@@ -251,7 +251,7 @@ func TestRealRejectedOutput(t *testing.T) {
 // TestRealRestartLosesTheCache: the agent's debug line says so when the
 // server restarted between two rounds.
 func TestRealRestartLosesTheCache(t *testing.T) {
-	srv := startReal(t, llamaserver.Config{Ctx: 4096, Parallel: 1})
+	srv := startReal(t, llamaserver.Config{Ctx: 6144, Parallel: 1})
 	c, _ := realClient(t, srv)
 	l := &logs{}
 	a, err := agent.New(agent.Options{Workspace: emptyWorkspace{root: t.TempDir()}, Model: c, StateDir: t.TempDir(), Logf: l.logf,

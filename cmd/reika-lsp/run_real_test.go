@@ -75,14 +75,14 @@ var (
 	tallyRe = regexp.MustCompile(`reika-lsp run: Prompt tokens this session: (\S+) processed, (\S+) reused from the engine's cache`)
 )
 
-// TestRunRealSmallWindows: a turn completes on -c 4096 and on -c 8192
-// -np 2 (4096 a slot): the first request's max_tokens leaves the reply
+// TestRunRealSmallWindows: a turn completes on -c 6144 and on -c 12288
+// -np 2 (6144 a slot; our fixed prefix, counted with the template, is about 3.9k tokens, so 4096 now leaves no room to answer and nothing is sent): the first request's max_tokens leaves the reply
 // room although the estimate prices the fixed prefix near or above the
 // window before the engine has counted it.
 func TestRunRealSmallWindows(t *testing.T) {
 	tree := llamaserver.Find(t)
 	model := llamaserver.ToolCallerModel(t, gguf.ToolCaller{Default: []string{"Hello from the wired model."}})
-	for _, cfg := range []llamaserver.Config{{Ctx: 4096, Parallel: 1}, {Ctx: 8192, Parallel: 2}} {
+	for _, cfg := range []llamaserver.Config{{Ctx: 6144, Parallel: 1}, {Ctx: 12288, Parallel: 2}} {
 		t.Run(fmt.Sprintf("-c %d -np %d", cfg.Ctx, cfg.Parallel), func(t *testing.T) {
 			cfg.Model, cfg.Args = model, llamaserver.ToolCallerArgs
 			srv := llamaserver.Start(t, tree, cfg)
@@ -90,7 +90,7 @@ func TestRunRealSmallWindows(t *testing.T) {
 			if !strings.Contains(out, "Hello from the wired model.") {
 				t.Errorf("stdout:\n%s", out)
 			}
-			if !strings.Contains(errs, "engine: llama.cpp at "+srv.URL()) || !strings.Contains(errs, "window 4096 from GET /v1/models meta.n_ctx") {
+			if !strings.Contains(errs, "engine: llama.cpp at "+srv.URL()) || !strings.Contains(errs, "window 6144 from GET /v1/models meta.n_ctx") {
 				t.Errorf("the engine's discovery is not in the log:\n%s", errs)
 			}
 			m := debugRe.FindStringSubmatch(errs)
