@@ -46,28 +46,26 @@ func (a *Agent) watchLoading(m llm.Model) {
 // engineDown is told when a request starts and stops waiting for the
 // engine.
 func (a *Agent) engineDown(down bool) {
-	a.mu.Lock()
-	a.down = down
-	if !down {
-		delete(a.noticed, "down")
-	}
-	a.mu.Unlock()
-	if down {
-		a.notice("down", LevelInfo, "The engine does not answer; Reika retries and carries on when it is back.")
-	}
-	a.publishStatus(nil)
+	a.engineWaits(&a.down, down, "down", "The engine does not answer; Reika retries and carries on when it is back.")
 }
 
 // engineLoading is told when the engine starts and stops loading.
 func (a *Agent) engineLoading(loading bool) {
+	a.engineWaits(&a.loading, loading, "loading", "The engine is loading its model; Reika waits for it.")
+}
+
+// engineWaits sets one of the agent's waits for the engine (*flag, guarded
+// by mu), says so once when it starts (notice key), and publishes the
+// status.
+func (a *Agent) engineWaits(flag *bool, on bool, key, text string) {
 	a.mu.Lock()
-	a.loading = loading
-	if !loading {
-		delete(a.noticed, "loading")
+	*flag = on
+	if !on {
+		delete(a.noticed, key)
 	}
 	a.mu.Unlock()
-	if loading {
-		a.notice("loading", LevelInfo, "The engine is loading its model; Reika waits for it.")
+	if on {
+		a.notice(key, LevelInfo, text)
 	}
 	a.publishStatus(nil)
 }
