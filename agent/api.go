@@ -192,6 +192,14 @@ type Options struct {
 	Settings  Settings
 	// StateDir holds session logs; "" means $XDG_STATE_HOME/reika.
 	StateDir string
+	// SessionsDir holds the workspace's session logs and their saved
+	// results; "" means StateDir/sessions/NAME-HASH of the workspace root.
+	SessionsDir string
+	// NewSessionID names a new session; nil means the time and three
+	// random bytes. The bench names its sessions itself: the name is in
+	// the path of every saved result the model is shown, and its runs
+	// must send the same requests token for token.
+	NewSessionID func() string
 	// Logf writes a log line (to stderr, never stdout); nil discards.
 	Logf func(format string, args ...any)
 	// Resume picks up the workspace's last session on the first turn.

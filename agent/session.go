@@ -86,8 +86,16 @@ func StateDir() string {
 	return filepath.Join(dir, "reika")
 }
 
-// sessionsDir is where a workspace's session logs live.
-func sessionsDir(stateDir, root string) string {
+// sessionsDir is where the workspace's session logs live.
+func (a *Agent) sessionsDir() string {
+	if a.opts.SessionsDir != "" {
+		return a.opts.SessionsDir
+	}
+	return defaultSessionsDir(a.stateDir, a.opts.Workspace.Root())
+}
+
+// defaultSessionsDir is a workspace's sessions directory under stateDir.
+func defaultSessionsDir(stateDir, root string) string {
 	sum := sha256.Sum256([]byte(root))
 	name := filepath.Base(root)
 	if name == "" || name == "/" || name == "." {
@@ -120,8 +128,12 @@ func (a *Agent) newSession(info llm.ModelInfo) (*session, error) {
 	ts := sessionTools(a.tools, in.skills, mode)
 	p := buildPrefix(in)
 	h := ctxwin.NewHistory(p.system(), tools.Specs(ts))
-	dir := sessionsDir(a.stateDir, root)
-	sess := &session{id: newSessionID(), root: root, dir: dir, info: info, gen: a.generation(), tally: &PromptTally{}, out: a,
+	dir := a.sessionsDir()
+	id := newSessionID()
+	if a.opts.NewSessionID != nil {
+		id = a.opts.NewSessionID()
+	}
+	sess := &session{id: id, root: root, dir: dir, info: info, gen: a.generation(), tally: &PromptTally{}, out: a,
 		mode: mode.Name, tools: ts, skills: in.skills, split: p.split(h.Tools, strings.Join(toolNames(ts), ", "))}
 	sess.m = a.newManager(h, info)
 	l, err := createLog(filepath.Join(dir, sess.id+".jsonl"))
@@ -213,7 +225,7 @@ var errNoSession = errors.New("no session to resume in this workspace")
 // back to them (the bytes cut are kept beside it) before anything is
 // appended. note says what happened for the user.
 func (a *Agent) resumeSession(info llm.ModelInfo) (sess *session, note string, err error) {
-	dir := sessionsDir(a.stateDir, a.opts.Workspace.Root())
+	dir := a.sessionsDir()
 	id, err := os.ReadFile(filepath.Join(dir, "last"))
 	if err != nil || strings.TrimSpace(string(id)) == "" {
 		return nil, "", errNoSession

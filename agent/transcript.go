@@ -76,7 +76,7 @@ func (a *Agent) transcriptLog() (path string, size int64, err error) {
 	if !a.opts.Resume {
 		return "", 0, nil
 	}
-	dir := sessionsDir(a.stateDir, a.opts.Workspace.Root())
+	dir := a.sessionsDir()
 	id, err := os.ReadFile(filepath.Join(dir, "last"))
 	if err != nil {
 		return "", 0, nil

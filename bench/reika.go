@@ -77,8 +77,16 @@ func runReika(ctx context.Context, src *source, s *Session, window int, eng engi
 		return nil, err
 	}
 	ev := &events{results: map[int][]string{}}
+	// The paths of saved results are in requests: names of a fixed form
+	// and length keep every run's requests the same, token for token.
+	sessions := 0
 	a, err := agent.New(agent.Options{Workspace: workspace{root: root}, Model: model, Events: ev,
-		Settings: agent.Settings{Approve: agent.ApproveAll}, StateDir: filepath.Join(dir, "state")})
+		Settings: agent.Settings{Approve: agent.ApproveAll}, StateDir: filepath.Join(dir, "state"),
+		SessionsDir: filepath.Join(dir, "sessions"),
+		NewSessionID: func() string {
+			sessions++
+			return fmt.Sprintf("session-%03d", sessions)
+		}})
 	if err != nil {
 		return nil, err
 	}

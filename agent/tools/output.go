@@ -3,8 +3,13 @@ package tools
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"hash"
+	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -50,7 +55,8 @@ type output struct {
 	last  byte  // the last byte written
 
 	file    *os.File
-	buf     *bufio.Writer // over file
+	buf     *bufio.Writer // over file and sum
+	sum     hash.Hash     // of what file holds: it names the file at finish
 	saveErr error
 }
 
@@ -95,12 +101,13 @@ func (o *output) startFile(prev int64) {
 		o.saveErr = err
 		return
 	}
-	f, err := os.CreateTemp(o.dir, o.prefix+"-*.txt")
+	f, err := os.CreateTemp(o.dir, "."+o.prefix+"-*.part")
 	if err != nil {
 		o.saveErr = err
 		return
 	}
-	o.file, o.buf = f, bufio.NewWriterSize(f, 64<<10)
+	o.sum = sha256.New()
+	o.file, o.buf = f, bufio.NewWriterSize(io.MultiWriter(f, o.sum), 64<<10)
 	if _, err := o.buf.Write(o.head[:prev]); err != nil {
 		o.dropFile(err)
 	}
@@ -111,7 +118,7 @@ func (o *output) dropFile(err error) {
 	o.saveErr = err
 	o.file.Close()
 	os.Remove(o.file.Name())
-	o.file, o.buf = nil, nil
+	o.file, o.buf, o.sum = nil, nil, nil
 }
 
 // WriteString implements io.StringWriter.
@@ -134,13 +141,14 @@ func (o *output) finish() (text, savedTo string) {
 		if cerr := o.file.Close(); err == nil {
 			err = cerr
 		}
+		if err == nil {
+			savedTo, err = o.name()
+		}
 		if err != nil {
 			o.saveErr = err
 			os.Remove(o.file.Name())
-		} else {
-			savedTo = o.file.Name()
 		}
-		o.file, o.buf = nil, nil
+		o.file, o.buf, o.sum = nil, nil, nil
 	}
 	tail := o.tail.bytes()
 	if o.total <= TextHead+TextTail {
@@ -183,12 +191,24 @@ func (o *output) finish() (text, savedTo string) {
 	return string(head) + m.String() + string(tail), savedTo
 }
 
+// name gives the closed temp file its final name, after its content: the
+// same output is saved once, and the path the model reads is the same
+// whatever ran before it (a random name varies in length, and with it the
+// tokens of every later request; the bench's runs must be identical).
+func (o *output) name() (string, error) {
+	path := filepath.Join(o.dir, o.prefix+"-"+hex.EncodeToString(o.sum.Sum(nil)[:6])+".txt")
+	if err := os.Rename(o.file.Name(), path); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
 // discard closes and removes the temp file, for a result that is dropped.
 func (o *output) discard() {
 	if o.file != nil {
 		o.file.Close()
 		os.Remove(o.file.Name())
-		o.file, o.buf = nil, nil
+		o.file, o.buf, o.sum = nil, nil, nil
 	}
 }
 

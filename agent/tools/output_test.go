@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -132,5 +133,29 @@ func TestSizeString(t *testing.T) {
 		if got := sizeString(n); got != want {
 			t.Errorf("sizeString(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+// A saved output is named after its content: the same output saved twice is
+// one file under one name, a different one gets another name of the same
+// length, and no partial file is left behind.
+func TestOutputNamedByContent(t *testing.T) {
+	dir := t.TempDir()
+	save := func(s string) string {
+		o := newOutput(&Env{TempDir: dir}, "glob")
+		o.WriteString(s)
+		_, saved := o.finish()
+		if saved == "" || readFile(t, saved) != s {
+			t.Fatalf("saved to %q", saved)
+		}
+		return saved
+	}
+	long := strings.Repeat("a/b.go\n", SaveLines+1)
+	a, b, c := save(long), save(long), save(long+"c.go\n")
+	if a != b || a == c || len(a) != len(c) || !strings.HasPrefix(filepath.Base(a), "glob-") {
+		t.Errorf("saved to %s, %s and %s", a, b, c)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("the directory holds %v", entries)
 	}
 }
