@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 
@@ -135,6 +136,10 @@ func TestSlotsOfTwoWindows(t *testing.T) {
 	if got := ask(d, "window d", false); got != 0 {
 		t.Errorf("after the first window closed, a new one took slot %d, want 0", got)
 	}
+	// A Client no longer reachable frees its slot (a cleanup closes the
+	// lock): b and c are windows still open until here.
+	runtime.KeepAlive(b)
+	runtime.KeepAlive(c)
 }
 
 // TestSlotFollowsRestore: on llama-server's default slots (4, one KV
