@@ -28,7 +28,7 @@ func (a *Agent) countFirst(ctx context.Context, m *ctxwin.Manager) bool {
 	}
 	n, err := pc.CountPrompt(ctx, &llm.Request{Messages: m.H.Messages(), Tools: m.H.Tools})
 	if err != nil || n <= 0 {
-		if err != nil && !errors.Is(err, llm.ErrNoTokenizer) && ctx.Err() == nil {
+		if err != nil && !errors.Is(err, llm.ErrNoTokenizer) && !unreachable(err) && ctx.Err() == nil {
 			a.countFailed.Do(func() {
 				a.logf("reika: counting the first request with the engine failed, so its tool definitions are estimated: %v", err)
 			})

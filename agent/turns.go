@@ -33,12 +33,20 @@ func (a *Agent) countNew(ctx context.Context, m *ctxwin.Manager) {
 	switch {
 	case err == nil:
 		m.SetCounts(counts)
-	case errors.Is(err, llm.ErrNoTokenizer), ctx.Err() != nil:
+	case errors.Is(err, llm.ErrNoTokenizer), ctx.Err() != nil, unreachable(err):
+		// Unreachable: the engine's wait says so; the texts stay
+		// uncounted and are counted at the next round.
 	default:
 		a.countFailed.Do(func() {
 			a.logf("reika: counting tokens with the engine's tokenizer failed, so new text is estimated instead: %v", err)
 		})
 	}
+}
+
+// unreachable says err is the engine being down, not its tokenizer failing.
+func unreachable(err error) bool {
+	var u *llm.UnreachableError
+	return errors.As(err, &u)
 }
 
 // toolEnv is what the tools of a session may touch.
