@@ -149,18 +149,15 @@ func (a *Agent) resumeAtStart() {
 		a.sess, a.turns = sess, sess.m.H.Turns()
 		a.keepSessionMode(sess)
 		if note != "" {
-			a.logf("reika: %s", note)
 			a.notice("", LevelWarning, note)
 		}
 		a.publishStatusBusy(sess, false)
 	case errors.Is(err, errLogBusy):
 		msg := "The last session of this workspace is open in another reika-lsp (another editor window, or reika-lsp run); " +
 			"this one starts a new session on the first ask and leaves that one alone."
-		a.logf("reika: %s", msg)
 		a.notice("", LevelWarning, msg)
 	case !errors.Is(err, errNoSession):
 		msg := fmt.Sprintf("Could not resume the last session (%v); a new one starts on the first ask, and its log is left as it is.", err)
-		a.logf("reika: %s", msg)
 		a.notice("", LevelWarning, msg)
 	}
 }

@@ -92,7 +92,6 @@ func (a *Agent) mcpServersToStart(ctx context.Context) (servers []mcp.Server, no
 		}
 	}
 	for _, n := range notes {
-		a.logf("reika: %s", n)
 		a.notice("mcp-config", LevelWarning, n)
 	}
 	return servers, notes
@@ -165,7 +164,6 @@ func (a *Agent) planMCP(window int) {
 			msg += fmt.Sprintf(" (the MCP budget is %d%% of the window; a larger window makes room)", MCPBudgetPercent)
 		}
 		notes = append(notes, msg)
-		a.logf("reika: %s", msg)
 		a.notice("mcp:"+r.Name, LevelWarning, msg)
 	}
 	a.mu.Lock()

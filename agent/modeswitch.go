@@ -42,7 +42,6 @@ func (a *Agent) findSkills(root string) skillSet {
 	set := findSkills(root)
 	for _, p := range set.problems {
 		msg := "Skill not used: " + p
-		a.logf("reika: %s", msg)
 		a.notice("skill:"+p, LevelWarning, msg)
 	}
 	return set

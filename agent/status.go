@@ -209,7 +209,8 @@ func tooltip(c *ctxwin.Chip, b ctxwin.Budget, known bool, info llm.ModelInfo, ra
 }
 
 // notice sends a one-line message; with a key, only once while the
-// condition holds (delete the key when it ends).
+// condition holds (delete the key when it ends). A warning also goes to the
+// log, once: the server's log keeps it, and `run` prints it from there.
 func (a *Agent) notice(key, level, text string) {
 	if key != "" {
 		a.mu.Lock()
@@ -219,6 +220,9 @@ func (a *Agent) notice(key, level, text string) {
 		if seen {
 			return
 		}
+	}
+	if level == LevelWarning {
+		a.logf("reika: %s", text)
 	}
 	a.events.Notice(Notice{Level: level, Text: text})
 }

@@ -260,14 +260,9 @@ func (t *terminal) Transcript(e agent.Event) {
 
 func (t *terminal) Status(agent.Status) {}
 
-func (t *terminal) Notice(n agent.Notice) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if n.Level != agent.LevelWarning {
-		return // folds are in the transcript, and errors end the run with their message
-	}
-	t.errLine(fmt.Sprintf("%s: %s", n.Level, n.Text))
-}
+// Notice prints nothing: warnings reach the log, which run prints; folds are
+// in the transcript, and errors end the run with their message.
+func (t *terminal) Notice(agent.Notice) {}
 
 // Progress prints the chip after each round.
 func (t *terminal) Progress(p agent.Progress) {

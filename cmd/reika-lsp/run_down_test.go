@@ -2,7 +2,9 @@ package main
 
 import (
 	"net"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -95,5 +97,46 @@ func TestRunWaitsForTheEngine(t *testing.T) {
 	}
 	if n := strings.Count(stderr.String(), "engine unreachable, retrying"); n != 1 {
 		t.Errorf("the wait is said %d times, want once:\n%s", n, stderr.String())
+	}
+}
+
+// TestRunSaysASkippedRecordOnce: a garbage line in the middle of the log
+// is skipped on --continue, and run says so once (the warning reaches the
+// log, which run prints; it used to print the notice as well).
+func TestRunSaysASkippedRecordOnce(t *testing.T) {
+	bin := binary(t)
+	srv := enginetest.New(enginetest.Options{Window: 16000, Script: enginetest.Sequence(enginetest.Text("one"), enginetest.Text("two"))})
+	defer srv.Close()
+	dir := t.TempDir()
+	env := isolated(t, srv.URL())
+	runIn := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(bin, append([]string{"run"}, args...)...)
+		cmd.Dir, cmd.Env = dir, env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("run %q: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	runIn("first")
+	state := strings.TrimPrefix(env[1], "XDG_STATE_HOME=")
+	logs, _ := filepath.Glob(filepath.Join(state, "reika", "sessions", "*", "*.jsonl"))
+	if len(logs) != 1 {
+		t.Fatalf("logs: %v", logs)
+	}
+	b, err := os.ReadFile(logs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, rest, ok := strings.Cut(string(b), "\n")
+	if !ok || rest == "" {
+		t.Fatalf("a log of one line:\n%s", b)
+	}
+	if err := os.WriteFile(logs[0], []byte(first+"\n{garbage\n"+rest), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out := runIn("--continue", "second"); strings.Count(out, "skipped 1 line(s) of its log") != 1 {
+		t.Errorf("run --continue says the skipped line %d times:\n%s", strings.Count(out, "skipped 1 line(s) of its log"), out)
 	}
 }
