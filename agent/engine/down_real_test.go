@@ -72,7 +72,7 @@ func (e *statusEvents) Status(s agent.Status) {
 // sending; the debug line reports the cache the restart lost.
 func TestRealEngineRestartMidTurn(t *testing.T) {
 	tree := llamaserver.Find(t)
-	srv := llamaserver.Start(t, tree, llamaserver.Config{Model: llamaserver.ToolCallerModel(t, reader), Ctx: 6144, Parallel: 1, Args: llamaserver.ToolCallerArgs})
+	srv := llamaserver.Start(t, tree, llamaserver.Config{Model: llamaserver.ToolCallerModel(t, reader), Ctx: 6144, Args: llamaserver.ToolCallerArgs}) // -np as users leave it: 4 slots
 	c, l := realClient(t, srv)
 	root := t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "a.txt"), []byte("[[done]]\n"), 0o644); err != nil {
