@@ -65,7 +65,9 @@ func (r *run) noRoomError(b ctxwin.Budget, prefix, task int, cause error) error 
 		advice = append(advice, fmt.Sprintf("set REIKA_MINIMAL=1 to drop the repo map and AGENTS.md (about %d tokens of the prefix; %s)", dropped, enough))
 	}
 	w := m.WindowFor(prefix + task)
-	give := fmt.Sprintf("give the engine a window of at least %d tokens per slot (llama-server -c %d, times -np when it serves several slots; vLLM --max-model-len %d)", w, w, w)
+	// llama-server without -np runs slots that share one KV cache, each
+	// seeing the whole -c; -np N alone divides -c among them (README).
+	give := fmt.Sprintf("give the engine a window of at least %d tokens a slot (llama-server -c %d, or -c %d×N with -np N; vLLM --max-model-len %d)", w, w, w, w)
 	if r.sess.info.WindowSource == llm.SourceSetting {
 		give += fmt.Sprintf(" and set REIKA_CONTEXT_WINDOW, now %d, to match", b.Window)
 	}
