@@ -1,14 +1,17 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/reika-lsp/reika-lsp/agent"
+	"github.com/reika-lsp/reika-lsp/agent/engine"
 	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
@@ -24,7 +27,8 @@ prefix a new session in this directory would send, part by part (system
 prompt, tools, skills, instructions, mode, repo map), and a picture.
 
   --window N    the window in tokens (default: the configured window,
-                REIKA_CONTEXT_WINDOW or the active profile)
+                REIKA_CONTEXT_WINDOW or the active profile, else the
+                engine's at REIKA_BASE_URL, asked once without waiting)
   --reserve N   pin the generation reserve, as REIKA_MIN_GEN_TOKENS does
                 (default: that variable, else 2048); a pinned reserve is
                 taken as given up to half the window
@@ -64,8 +68,10 @@ func runWindow(args []string, stdout, stderr io.Writer) int {
 		source = "--window"
 	}
 	if window <= 0 {
-		fmt.Fprintln(stderr, "reika-lsp window: no window configured: pass --window N or set REIKA_CONTEXT_WINDOW")
-		return 2
+		if window, source, err = engineWindow(settings); err != nil {
+			fmt.Fprintf(stderr, "reika-lsp window: no window configured, and the engine did not give one (%v): pass --window N or set REIKA_CONTEXT_WINDOW\n", err)
+			return 2
+		}
 	}
 	// The flag pins the reserve as the variable does, so the two agree.
 	pin := ctxwin.Reserve{Pinned: settings.MinGenTokens}
@@ -132,6 +138,28 @@ func describeSource(s agent.Settings, name string) string {
 	default:
 		return src
 	}
+}
+
+// engineWindow asks the engine for its window, as a session's discovery
+// does, without waiting for an engine that is down or loading.
+func engineWindow(s agent.Settings) (int, string, error) {
+	cfg := engineConfig(s)
+	cfg.DownWait = -1
+	c, err := engine.New(cfg)
+	if err != nil {
+		return 0, "", err
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	info, err := c.Info(ctx)
+	if err != nil {
+		return 0, "", err
+	}
+	if info.Window <= 0 {
+		return 0, "", fmt.Errorf("%s", info.Reason)
+	}
+	return info.Window, fmt.Sprintf("the engine at %s (%s)", s.BaseURL, info.WindowSource), nil
 }
 
 func printWindow(w io.Writer, b ctxwin.Budget, source string, parts []agent.PrefixPart) {

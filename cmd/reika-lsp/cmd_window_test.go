@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/reika-lsp/reika-lsp/agent/enginetest"
 )
 
 func runEnv(t *testing.T, env map[string]string, args ...string) (stdout, stderr string, code int) {
@@ -14,6 +16,7 @@ func runEnv(t *testing.T, env map[string]string, args ...string) (stdout, stderr
 	for _, k := range []string{"REIKA_CONTEXT_WINDOW", "REIKA_MIN_GEN_TOKENS", "REIKA_REPO_MAP_BUDGET", "REIKA_PROFILE"} {
 		t.Setenv(k, "")
 	}
+	t.Setenv("REIKA_BASE_URL", "http://127.0.0.1:1/v1") // no engine, unless env says one
 	for k, v := range env {
 		t.Setenv(k, v)
 	}
@@ -76,6 +79,17 @@ func TestWindowFromSetting(t *testing.T) {
 	out, _, _ = runEnv(t, map[string]string{"REIKA_CONTEXT_WINDOW": "32000", "REIKA_MIN_GEN_TOKENS": "4000"}, "window", "--json")
 	if !strings.Contains(out, `"reserve":4000`) {
 		t.Errorf("REIKA_MIN_GEN_TOKENS does not pin the reserve: %s", out)
+	}
+}
+
+// TestWindowFromTheEngine: with no window configured, window asks the
+// engine at REIKA_BASE_URL, as a session would.
+func TestWindowFromTheEngine(t *testing.T) {
+	srv := enginetest.New(enginetest.Options{Window: 20000})
+	defer srv.Close()
+	out, errs, code := runEnv(t, map[string]string{"REIKA_BASE_URL": srv.URL()}, "window")
+	if code != 0 || !strings.Contains(out, "(20000 tokens, from the engine at "+srv.URL()) {
+		t.Errorf("exit %d, output:\n%s%s", code, out, errs)
 	}
 }
 
