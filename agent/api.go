@@ -177,6 +177,13 @@ type Service interface {
 	// Transcript is the session's transcript rebuilt from its log: the
 	// newest events within maxChars characters (transcript.go).
 	Transcript(maxChars int) (TranscriptPage, error)
+	// Sessions, OpenSession, ResumeSession, RenameSession and
+	// DeleteSession are the workspace's session history (history.go).
+	Sessions() ([]SessionInfo, error)
+	OpenSession(id string, maxChars int) (TranscriptPage, error)
+	ResumeSession(id string) error
+	RenameSession(id, title string) error
+	DeleteSession(id string) error
 	// UpdateSettings applies changed settings.
 	UpdateSettings(Settings) error
 	// Close cancels a running turn and releases the session.

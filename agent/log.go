@@ -55,6 +55,8 @@ type record struct {
 	Model   string            `json:"model,omitempty"`
 	// start, prefix: the session's mode ("" is code)
 	Mode string `json:"mode,omitempty"`
+	// start: when the session started (RFC 3339; older logs have none)
+	Started string `json:"started,omitempty"`
 
 	// turn
 	Turn   int    `json:"turn,omitempty"`

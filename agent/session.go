@@ -143,7 +143,7 @@ func (a *Agent) newSession(info llm.ModelInfo) (*session, error) {
 	l.fault = a.faultHook()
 	sess.log = l
 	err = l.append(record{Kind: recStart, Session: sess.id, Root: root, System: h.System, Tools: h.Tools, Model: info.Model, Mode: mode.Name,
-		State: ctxwin.State{Window: info.Window}, Source: info.WindowSource})
+		State: ctxwin.State{Window: info.Window}, Source: info.WindowSource, Started: time.Now().UTC().Format(time.RFC3339)})
 	if err == nil {
 		err = l.sync()
 	}
@@ -186,14 +186,15 @@ func (s *session) resultsDir() string {
 
 const resultsSuffix = ".results"
 
-// pruneResults removes the results directories of the sessions under dir
-// whose logs were deleted: a session's saved results go with it. A log is
-// created before its results directory, so a live session's is never
-// taken.
+// pruneResults removes the results directories (and titles, history.go)
+// of the sessions under dir whose logs were deleted: a session's saved
+// results go with it. A log is created before its results directory, so a
+// live session's is never taken.
 func pruneResults(dir string) {
 	matches, _ := filepath.Glob(filepath.Join(dir, "*"+resultsSuffix))
-	for _, m := range matches {
-		log := strings.TrimSuffix(m, resultsSuffix) + ".jsonl"
+	titles, _ := filepath.Glob(filepath.Join(dir, "*"+titleSuffix))
+	for _, m := range append(matches, titles...) {
+		log := strings.TrimSuffix(strings.TrimSuffix(m, resultsSuffix), titleSuffix) + ".jsonl"
 		if _, err := os.Lstat(log); errors.Is(err, os.ErrNotExist) {
 			os.RemoveAll(m)
 		}
@@ -225,12 +226,18 @@ var errNoSession = errors.New("no session to resume in this workspace")
 // back to them (the bytes cut are kept beside it) before anything is
 // appended. note says what happened for the user.
 func (a *Agent) resumeSession(info llm.ModelInfo) (sess *session, note string, err error) {
-	dir := a.sessionsDir()
-	id, err := os.ReadFile(filepath.Join(dir, "last"))
+	id, err := os.ReadFile(filepath.Join(a.sessionsDir(), "last"))
 	if err != nil || strings.TrimSpace(string(id)) == "" {
 		return nil, "", errNoSession
 	}
-	path := filepath.Join(dir, strings.TrimSpace(string(id))+".jsonl")
+	return a.resumeSessionID(info, strings.TrimSpace(string(id)))
+}
+
+// resumeSessionID replays the log of session id as resumeSession says
+// (errNoSession when it has none).
+func (a *Agent) resumeSessionID(info llm.ModelInfo, id string) (sess *session, note string, err error) {
+	dir := a.sessionsDir()
+	path := filepath.Join(dir, id+".jsonl")
 	l, err := openLog(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, "", errNoSession

@@ -40,10 +40,6 @@ type TranscriptPage struct {
 // will resume. It reads what the log holds on disk, so the round a running
 // turn has not synced yet is left out (its events were sent live).
 func (a *Agent) Transcript(maxChars int) (TranscriptPage, error) {
-	if maxChars <= 0 {
-		maxChars = DefaultTranscriptChars
-	}
-	maxChars = min(maxChars, MaxTranscriptChars)
 	path, size, err := a.transcriptLog()
 	if err != nil {
 		return TranscriptPage{Events: []Event{}}, err
@@ -51,6 +47,16 @@ func (a *Agent) Transcript(maxChars int) (TranscriptPage, error) {
 	if path == "" {
 		return TranscriptPage{Events: []Event{}}, nil
 	}
+	return transcriptPage(path, size, maxChars)
+}
+
+// transcriptPage is the transcript of the log at path, read up to size
+// bytes (-1: whole), within maxChars as Transcript says.
+func transcriptPage(path string, size int64, maxChars int) (TranscriptPage, error) {
+	if maxChars <= 0 {
+		maxChars = DefaultTranscriptChars
+	}
+	maxChars = min(maxChars, MaxTranscriptChars)
 	recs, err := readLog(path, size)
 	if err != nil {
 		return TranscriptPage{Events: []Event{}}, err

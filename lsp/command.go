@@ -8,7 +8,7 @@ import (
 
 // command runs one reika.* command of workspace/executeCommand (one file
 // each: ask.go, compact.go, cancel.go, status.go, save.go, newsession.go,
-// transcript.go). It decodes its own arguments from p.
+// transcript.go, sessions.go). It decodes its own arguments from p.
 type command func(s *server, ctx context.Context, p *executeCommandParams) (any, error)
 
 // commandTable has an entry for each of Commands.
@@ -21,6 +21,7 @@ var commandTable = map[string]command{
 	CmdNewSession: (*server).cmdNewSession,
 	CmdTranscript: (*server).cmdTranscript,
 	CmdCommands:   (*server).cmdCommands,
+	CmdSessions:   (*server).cmdSessions,
 }
 
 // executeCommand runs the command workspace/executeCommand names.

@@ -8,7 +8,7 @@
 // initialized, shutdown and exit; agent.go the agent's lifetime;
 // settings.go the editor's settings; command.go the table of commands,
 // each in a file named for it (ask.go, compact.go, cancel.go, status.go,
-// save.go, newsession.go, transcript.go), with attachment.go for the
+// save.go, newsession.go, transcript.go, sessions.go), with attachment.go for the
 // selection an ask attaches; codeaction.go the Compact context code
 // action; errors.go every JSON-RPC error; serve.go, stream.go and wire.go
 // the connection, its framing and what goes over it.
@@ -41,6 +41,10 @@
 // arguments fit in maxChars; omitted counts the older ones left out. With no
 // session yet, session is "" and events is empty. Before its first turn a
 // server that resumes answers with the session it will resume.
+//
+// reika.sessions (sessions.go) is the workspace's session history: list,
+// open (a reika.transcript result for another session), resume, rename
+// and delete, as docs/protocol.md §3.9 says.
 //
 // # Concurrency
 //

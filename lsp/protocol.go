@@ -16,7 +16,7 @@ const (
 )
 
 // Commands lists the commands the server advertises, in docs/protocol.md's order.
-var Commands = []string{CmdAsk, CmdCompact, CmdCancel, CmdStatus, CmdSave, CmdNewSession, CmdTranscript, CmdCommands}
+var Commands = []string{CmdAsk, CmdCompact, CmdCancel, CmdStatus, CmdSave, CmdNewSession, CmdTranscript, CmdCommands, CmdSessions}
 
 // Custom notifications and the code action.
 const (

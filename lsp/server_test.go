@@ -44,7 +44,7 @@ func TestInitializeAdvertisesCapabilities(t *testing.T) {
 	if c.PositionEncoding != "utf-16" || !c.TextDocumentSync.OpenClose || c.TextDocumentSync.Change != 2 {
 		t.Errorf("text sync = %+v, encoding %q; want openClose, incremental (2), utf-16", c.TextDocumentSync, c.PositionEncoding)
 	}
-	want := []string{"reika.ask", "reika.compact", "reika.cancel", "reika.status", "reika.save", "reika.newSession", "reika.transcript", "reika.commands"}
+	want := []string{"reika.ask", "reika.compact", "reika.cancel", "reika.status", "reika.save", "reika.newSession", "reika.transcript", "reika.commands", "reika.sessions"}
 	if !slices.Equal(c.ExecuteCommandProvider.Commands, want) {
 		t.Errorf("commands = %v, want %v", c.ExecuteCommandProvider.Commands, want)
 	}

@@ -64,8 +64,8 @@ type turn struct {
 
 // beginTurn claims the turn slot for a turn on the agent svc, run under
 // req (the request's context), with progress on token (the request's
-// workDoneToken, or none) saying message. It returns nil when a turn is
-// running, in the server or in the agent.
+// workDoneToken, or none) saying message (none for ""). It returns nil
+// when a turn is running, in the server or in the agent.
 func (s *server) beginTurn(req context.Context, svc agent.Service, token json.RawMessage, message string) *turn {
 	// The agent is the last guard (it refuses a second turn), but asking it
 	// first spares a refused command its progress.
@@ -82,11 +82,33 @@ func (s *server) beginTurn(req context.Context, svc agent.Service, token json.Ra
 		cancel()
 		return nil
 	}
-	t.progress = s.newProgressLocked(token, message)
+	if message != "" {
+		t.progress = s.newProgressLocked(token, message)
+	}
 	s.running = t
 	s.mu.Unlock()
 	t.progress.start()
 	return t
+}
+
+// outsideTurn runs work holding the turn slot, without progress: for a
+// quick command that changes which session the next turn runs in
+// (reika.sessions resume and delete). It refuses (errTurnRunning) while a
+// turn runs, and sends the status after work.
+func (s *server) outsideTurn(req context.Context, svc agent.Service, work func() error) error {
+	t := s.beginTurn(req, svc, nil, "")
+	if t == nil {
+		return errors.New(errTurnRunning)
+	}
+	var werr error
+	err := t.run(func(context.Context) string {
+		werr = work()
+		return ""
+	})
+	if err != nil {
+		return err
+	}
+	return werr
 }
 
 // run runs work on the turn's context and ends the turn: it sends the

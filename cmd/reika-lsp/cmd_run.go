@@ -24,7 +24,7 @@ func init() {
 	register(command{name: "run", summary: "run one turn of the agent in this directory, headless", run: runRun})
 }
 
-const runUsage = `usage: reika-lsp run [--approve ask|edits|all] [--mode NAME] [--continue] "prompt"
+const runUsage = `usage: reika-lsp run [--approve ask|edits|all] [--mode NAME] [--continue | --session ID] "prompt"
 
 Runs one turn of the agent in the current directory against the configured
 endpoint (REIKA_BASE_URL, default http://127.0.0.1:8080/v1), printing the
@@ -35,6 +35,8 @@ transcript as it streams and the context chip after each round on stderr.
   --mode NAME     code (default), plan or ask (read-only tools), or a custom
                   mode of .reika/modes/NAME.md; the mode setting otherwise
   --continue      resume this directory's last session
+  --session ID    resume session ID of this directory (the editors' session
+                  history lists them; its log is ID.jsonl in the state dir)
 
 A prompt that is a slash command (/compact, /new, /save [FILE], /mode NAME,
 /skills, /help, or a custom one) runs it instead; /help lists them.
@@ -82,6 +84,13 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "reika-lsp run: %v\n", err)
 		return 1
 	}
+	if opts.session != "" {
+		if err := a.ResumeSession(opts.session); err != nil {
+			a.Close()
+			fmt.Fprintf(stderr, "reika-lsp run: --session: %v\n", err)
+			return 2
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	res := a.Ask(ctx, agent.AskParams{Prompt: opts.prompt})
@@ -94,6 +103,7 @@ type runOptions struct {
 	prompt   string
 	settings agent.Settings // with --approve applied
 	resume   bool           // --continue
+	session  string         // --session
 }
 
 // parseRunArgs reads the run command's flags and prompt, and loads the
@@ -105,6 +115,7 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (opts runOptions, cod
 	approve := fs.String("approve", "", "")
 	cont := fs.Bool("continue", false, "")
 	mode := fs.String("mode", "", "")
+	session := fs.String("session", "", "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, runUsage)
@@ -136,7 +147,7 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (opts runOptions, cod
 			return opts, 2, false
 		}
 	}
-	opts.settings, opts.resume = settings, *cont
+	opts.settings, opts.resume, opts.session = settings, *cont, *session
 	return opts, 0, true
 }
 

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/reika-lsp/reika-lsp/agent"
 	"github.com/reika-lsp/reika-lsp/agent/llm"
@@ -49,16 +50,20 @@ type Agent struct {
 	SavePath string
 
 	mu               sync.Mutex
-	settings         agent.Settings     // the settings now; guarded by mu
-	session          int                // the session's number; guarded by mu
-	turns            int                // turns of the session; guarded by mu
-	size             int                // the request size the status shows; guarded by mu
-	events           []agent.Event      // the session's full events, from Emit; guarded by mu
-	running          context.CancelFunc // the running turn's cancel; guarded by mu
-	asks             []agent.AskParams  // guarded by mu
-	updates          []agent.Settings   // guarded by mu
-	closed           bool               // guarded by mu
-	transcriptLimits []int              // the maxChars of each Transcript call; guarded by mu
+	settings         agent.Settings          // the settings now; guarded by mu
+	session          int                     // the session's number; guarded by mu
+	turns            int                     // turns of the session; guarded by mu
+	size             int                     // the request size the status shows; guarded by mu
+	events           []agent.Event           // the session's full events, from Emit; guarded by mu
+	running          context.CancelFunc      // the running turn's cancel; guarded by mu
+	asks             []agent.AskParams       // guarded by mu
+	updates          []agent.Settings        // guarded by mu
+	closed           bool                    // guarded by mu
+	transcriptLimits []int                   // the maxChars of each Transcript call; guarded by mu
+	past             map[string]*pastSession // the sessions left (history.go); guarded by mu
+	titles           map[string]string       // renamed sessions; guarded by mu
+	started          time.Time               // when the session started; guarded by mu
+	prompt           string                  // the session's first prompt; guarded by mu
 }
 
 // New returns an Agent built from opts, in its first session ("s1").
@@ -142,6 +147,9 @@ func (a *Agent) Ask(ctx context.Context, p agent.AskParams) agent.AskResult {
 	}
 	a.running = cancel
 	a.turns++
+	if a.turns == 1 {
+		a.prompt = p.Prompt
+	}
 	a.asks = append(a.asks, p)
 	a.mu.Unlock()
 	defer func() {
@@ -242,8 +250,8 @@ func (a *Agent) Save(path string) (string, error) {
 func (a *Agent) NewSession() (string, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.session++
-	a.turns, a.size, a.events = 0, 0, nil
+	a.leaveLocked()
+	a.nextSessionLocked()
 	return a.sessionLocked(), nil
 }
 
