@@ -1,0 +1,28 @@
+// Package testenv keeps a test binary's caches out of the user's: the
+// repo map cache and the engine's slot locks go under $XDG_CACHE_HOME,
+// which Main points at a fresh directory, while the llama-server tree the
+// real-engine tests fetch stays where it is shared between runs.
+package testenv
+
+import (
+	"os"
+	"testing"
+
+	"github.com/reika-lsp/reika-lsp/internal/llamaserver"
+)
+
+// Main runs the tests with $XDG_CACHE_HOME in a temporary directory,
+// removed after, and $REIKA_CACHE_DIR kept on the shared test cache.
+func Main(m *testing.M) {
+	dir, err := os.MkdirTemp("", "reika-test-cache-")
+	if err != nil {
+		panic(err)
+	}
+	if os.Getenv("REIKA_CACHE_DIR") == "" {
+		os.Setenv("REIKA_CACHE_DIR", llamaserver.CacheDir())
+	}
+	os.Setenv("XDG_CACHE_HOME", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
