@@ -103,6 +103,11 @@ const (
 	Deny Decision = iota
 	Allow
 	AllowSession
+	// Never answers the question whether to start a workspace's MCP
+	// servers, and only it: no, remembered until its .mcp.json changes
+	// (Allow is the remembered yes, AllowSession a yes this time, Deny a
+	// no this time).
+	Never
 )
 
 // Approver asks the user to approve a tool call. No answer means Deny.

@@ -129,6 +129,21 @@ func TestMCPWorkspaceTrust(t *testing.T) {
 	if !said {
 		t.Error("the transcript does not say the servers were not started")
 	}
+	// Deny was this time only: asked again. Never is remembered.
+	if asked, tools, _ := turn(agent.Never); asked != 1 || hasWS(tools) {
+		t.Fatalf("never: asked %d times, tools %v", asked, tools)
+	}
+	asked, tools, ev = turn(agent.Allow)
+	if asked != 0 || hasWS(tools) {
+		t.Fatalf("after never: asked %d times (the no was not remembered), tools %v", asked, tools)
+	}
+	said = false
+	for _, e := range ev.kinds(agent.EventInfo) {
+		said = said || strings.Contains(e.Text, "you chose not to start this workspace's servers")
+	}
+	if !said {
+		t.Error("the transcript does not say the servers are declined")
+	}
 }
 
 // TestMCPListChangedAtNextTurn: a server that says its tools changed

@@ -24,6 +24,11 @@ type mcpServers struct {
 	notes []string
 }
 
+// KindMCPTrust is the approval kind of the question whether to start the
+// servers of a workspace's .mcp.json; its answers are Allow, AllowSession,
+// Deny and Never (trustWorkspace).
+const KindMCPTrust = mcp.KindTrust
+
 // MCPBudgetPercent is the share of the window the MCP servers' tool
 // definitions may take of the fixed prefix. With the repo map's 5%, the
 // system prompt and our own tools, the prefix stays under about a quarter
@@ -85,10 +90,10 @@ func (a *Agent) mcpServersToStart(ctx context.Context) (servers []mcp.Server, no
 		return false
 	})
 	if len(ws) > 0 {
-		if a.trustWorkspace(ctx, root, hash, ws) {
+		if ok, why := a.trustWorkspace(ctx, root, hash, ws); ok {
 			servers = append(servers, ws...)
 		} else {
-			notes = append(notes, fmt.Sprintf("The MCP servers of %s (%s) are not started: the workspace is not trusted to run them", mcp.WorkspaceFile, serverNames(ws)))
+			notes = append(notes, fmt.Sprintf("The MCP servers of %s (%s) are not started: %s", mcp.WorkspaceFile, serverNames(ws), why))
 		}
 	}
 	for _, n := range notes {
@@ -99,21 +104,29 @@ func (a *Agent) mcpServersToStart(ctx context.Context) (servers []mcp.Server, no
 
 // trustWorkspace asks the user, through the approver, whether to start
 // the servers of the workspace's .mcp.json: they are commands that run on
-// this machine. Allow is remembered for these bytes of .mcp.json; allow
-// for the session starts them this time only; no answer is no.
-func (a *Agent) trustWorkspace(ctx context.Context, root, hash string, ws []mcp.Server) bool {
-	if mcp.Trusted(a.stateDir, root, hash) {
-		return true
-	}
-	if a.opts.Approver == nil {
-		return false
+// this machine. The answer is remembered for the workspace and these bytes
+// of .mcp.json, yes (Allow) or no (Never), as VS Code remembers a
+// workspace's trust; AllowSession starts them this time only, and Deny or
+// no answer leaves them out this time and asks again next time. why says
+// why they do not start.
+func (a *Agent) trustWorkspace(ctx context.Context, root, hash string, ws []mcp.Server) (ok bool, why string) {
+	const untrusted = "the workspace is not trusted to run them (asked again at the next start)"
+	const declined = "you chose not to start this workspace's servers (asked again when " + mcp.WorkspaceFile + " changes; " +
+		"or delete its entry in " + mcp.TrustFile + " in the state directory)"
+	switch {
+	case mcp.Trusted(a.stateDir, root, hash):
+		return true, ""
+	case mcp.Declined(a.stateDir, root, hash):
+		return false, declined
+	case a.opts.Approver == nil:
+		return false, untrusted
 	}
 	var detail strings.Builder
 	for _, s := range ws {
 		fmt.Fprintf(&detail, "%s: %s\n", s.Name, s.Describe())
 	}
 	detail.WriteString("They run on this machine with your rights, as the workspace's " + mcp.WorkspaceFile + " says. " +
-		"Allow remembers the answer until the file changes; allow for the session starts them this time only.")
+		"A yes or a never is remembered for this workspace until the file changes.")
 	req := approval.Request{Tool: "mcp", Kind: mcp.KindTrust,
 		Summary: fmt.Sprintf("start the MCP servers of this workspace's %s (%s)", mcp.WorkspaceFile, serverNames(ws)), Detail: detail.String()}
 	switch a.opts.Approver.Approve(ctx, req) {
@@ -121,11 +134,16 @@ func (a *Agent) trustWorkspace(ctx context.Context, root, hash string, ws []mcp.
 		if err := mcp.Trust(a.stateDir, root, hash); err != nil {
 			a.logf("reika: remembering the trust in %s: %v", mcp.WorkspaceFile, err)
 		}
-		return true
+		return true, ""
 	case AllowSession:
-		return true
+		return true, ""
+	case Never:
+		if err := mcp.Decline(a.stateDir, root, hash); err != nil {
+			a.logf("reika: remembering the answer on %s: %v", mcp.WorkspaceFile, err)
+		}
+		return false, declined
 	}
-	return false
+	return false, untrusted
 }
 
 func serverNames(ss []mcp.Server) string {
@@ -213,6 +231,7 @@ func (a *Agent) syncMCP(ctx context.Context, sess *session) {
 	if !slices.EqualFunc(specs, sess.m.H.Tools, sameSpec) {
 		sess.m.SetTools(specs)
 		sess.tools = ts
+		sess.split = withToolParts(sess.split, ts)
 		sess.log.append(record{Kind: recTools, Tools: specs})
 		notes = append(notes, fmt.Sprintf("The tool definitions changed (now %d tools, %d chars): the next request carries them, one change of the fixed prefix.",
 			len(specs), ctxwin.ToolChars(specs)))

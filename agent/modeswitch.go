@@ -98,7 +98,7 @@ func (a *Agent) switchMode(sess *session) error {
 	specs := tools.Specs(ts)
 	sess.m.SetPrefix(system, specs)
 	sess.mode, sess.tools = mode.Name, ts
-	sess.split = switchedSplit(sess.split, specs, mode)
+	sess.split = withToolParts(switchedSplit(sess.split, specs, mode), ts)
 	sess.log.append(record{Kind: recPrefix, System: system, Tools: specs, Mode: mode.Name})
 	text := fmt.Sprintf("Mode %s from the next request (%s): the tools are %s; the fixed prefix changed once.",
 		mode.Name, mode.Description, strings.Join(toolNames(ts), ", "))

@@ -134,7 +134,7 @@ func (a *Agent) newSession(info llm.ModelInfo) (*session, error) {
 		id = a.opts.NewSessionID()
 	}
 	sess := &session{id: id, root: root, dir: dir, info: info, gen: a.generation(), tally: &PromptTally{}, out: a,
-		mode: mode.Name, tools: ts, skills: in.skills, split: p.split(h.Tools, strings.Join(toolNames(ts), ", "))}
+		mode: mode.Name, tools: ts, skills: in.skills, split: withToolParts(p.split(h.Tools, ""), ts)}
 	sess.m = a.newManager(h, info)
 	l, err := createLog(filepath.Join(dir, sess.id+".jsonl"))
 	if err != nil {

@@ -38,12 +38,14 @@ func (a approver) Approve(ctx context.Context, ap approval.Request) agent.Decisi
 		msg += "\n\n" + approval.Visible(detail)
 	}
 	t := protocol.MessageTypeInfo
-	if ap.Kind == "command" || ap.Kind == "outside" || ap.Kind == "mcp-trust" {
+	if ap.Kind == "command" || ap.Kind == "outside" || ap.Kind == agent.KindMCPTrust {
 		t = protocol.MessageTypeWarning
 	}
-	params := &protocol.ShowMessageRequestParams{Type: t, Message: msg, Actions: []protocol.MessageActionItem{
-		{Title: ActionAllow}, {Title: ActionAllowSession}, {Title: ActionDeny},
-	}}
+	actions := []protocol.MessageActionItem{{Title: ActionAllow}, {Title: ActionAllowSession}, {Title: ActionDeny}}
+	if ap.Kind == agent.KindMCPTrust {
+		actions = []protocol.MessageActionItem{{Title: ActionStartServers}, {Title: ActionNotNow}, {Title: ActionNever}}
+	}
+	params := &protocol.ShowMessageRequestParams{Type: t, Message: msg, Actions: actions}
 	var raw json.RawMessage
 	if err := s.call(ctx, protocol.MethodWindowShowMessageRequest, params, &raw); err != nil {
 		s.logf("lsp: approval of %q: %v: denied", ap.Summary, err)
@@ -53,11 +55,26 @@ func (a approver) Approve(ctx context.Context, ap approval.Request) agent.Decisi
 		Title string `json:"title"`
 	}
 	_ = decodeParams(raw, &item)
-	switch item.Title {
-	case ActionAllow:
+	switch {
+	case ap.Kind == agent.KindMCPTrust:
+		return trustDecision(item.Title)
+	case item.Title == ActionAllow:
 		return agent.Allow
-	case ActionAllowSession:
+	case item.Title == ActionAllowSession:
 		return agent.AllowSession
+	}
+	return agent.Deny
+}
+
+// trustDecision is the answer to whether to start a workspace's MCP
+// servers: Start servers is remembered (Allow), so is Never; Not now, no
+// answer or anything else leaves them out this time (Deny).
+func trustDecision(title string) agent.Decision {
+	switch title {
+	case ActionStartServers:
+		return agent.Allow
+	case ActionNever:
+		return agent.Never
 	}
 	return agent.Deny
 }

@@ -36,5 +36,15 @@ const (
 	ActionDeny         = "Deny"
 )
 
+// The actions of the question whether to start the MCP servers of a
+// workspace's .mcp.json (window/showMessageRequest): start them, and
+// remember it; not this time (asked again at the next start); never, and
+// remember it. A yes or a never holds until .mcp.json changes.
+const (
+	ActionStartServers = "Start servers"
+	ActionNotNow       = "Not now"
+	ActionNever        = "Never for this workspace"
+)
+
 // progressTitle is the title of every work-done progress.
 const progressTitle = "Reika"

@@ -130,4 +130,13 @@ func TestTrust(t *testing.T) {
 	if !Trusted(state, "/ws", "h1") || Trusted(state, "/ws", "h2") || Trusted(state, "/other", "h1") {
 		t.Error("trust is not per workspace and file")
 	}
+	if Declined(state, "/ws", "h1") {
+		t.Error("a trusted workspace is declined")
+	}
+	if err := Decline(state, "/other", "h1"); err != nil {
+		t.Fatal(err)
+	}
+	if !Declined(state, "/other", "h1") || Trusted(state, "/other", "h1") || Declined(state, "/other", "h2") || !Trusted(state, "/ws", "h1") {
+		t.Error("a decline is not per workspace and file, or it changed another workspace's answer")
+	}
 }

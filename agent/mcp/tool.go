@@ -71,3 +71,13 @@ func prettyArgs(args json.RawMessage) string {
 	}
 	return b.String()
 }
+
+// ServerOf names the server of a tool AgentTool made; false for any other
+// tool.
+func ServerOf(t tools.Tool) (string, bool) {
+	a, ok := t.(agentTool)
+	if !ok {
+		return "", false
+	}
+	return a.t.Server, true
+}

@@ -401,6 +401,9 @@ func (a *ttyApprover) Approve(ctx context.Context, req approval.Request) agent.D
 	defer a.mu.Unlock()
 	a.t.mu.Lock()
 	a.t.newline()
+	if req.Kind == agent.KindMCPTrust {
+		return a.trust(req)
+	}
 	if !a.interactive {
 		fmt.Fprintf(a.t.err, "denied (no terminal to ask; use --approve): %s\n", approval.Visible(req.Summary))
 		a.t.mu.Unlock()
@@ -419,6 +422,31 @@ func (a *ttyApprover) Approve(ctx context.Context, req approval.Request) agent.D
 		return agent.Allow
 	case "s", "session":
 		return agent.AllowSession
+	}
+	return agent.Deny
+}
+
+// trust asks whether to start the servers of the workspace's .mcp.json,
+// with the editors' answers: yes (remembered), not now, never (remembered).
+// Without a terminal it is not now: no --approve answers it. a.t.mu is
+// held, and released.
+func (a *ttyApprover) trust(req approval.Request) agent.Decision {
+	if !a.interactive {
+		fmt.Fprintf(a.t.err, "not started (no terminal to ask; answer once in a terminal, or start them from your config.toml): %s\n", approval.Visible(req.Summary))
+		a.t.mu.Unlock()
+		return agent.Deny
+	}
+	fmt.Fprintf(a.t.err, "\n%s\n%s\nStart them? [y]es, [N]ot now, ne[v]er for this workspace: ", approval.Visible(req.Summary), approval.Visible(req.Detail))
+	a.t.mu.Unlock()
+	line, err := a.in.ReadString('\n')
+	if err != nil {
+		return agent.Deny
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return agent.Allow
+	case "v", "never":
+		return agent.Never
 	}
 	return agent.Deny
 }

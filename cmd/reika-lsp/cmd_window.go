@@ -12,6 +12,7 @@ import (
 
 	"github.com/reika-lsp/reika-lsp/agent"
 	"github.com/reika-lsp/reika-lsp/agent/engine"
+	"github.com/reika-lsp/reika-lsp/agent/mcp"
 	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
@@ -95,11 +96,14 @@ func runWindow(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "reika-lsp window: %v\n", err)
 		return 2
 	}
+	mcpParts, reports, printMCP := windowMCP(window, settings)
+	parts = withMCPParts(parts, mcpParts)
 	if *asJSON {
 		out, _ := json.Marshal(struct {
 			ctxwin.Budget
 			Prefix []agent.PrefixPart `json:"prefix"`
-		}{b, parts})
+			MCP    []mcp.Report       `json:"mcp,omitempty"`
+		}{b, parts, reports})
 		fmt.Fprintln(stdout, string(out))
 		return 0
 	}
@@ -107,7 +111,7 @@ func runWindow(args []string, stdout, stderr io.Writer) int {
 	if pin.Capped(window) {
 		fmt.Fprintf(stdout, "\nThe reserve pinned at %d is capped at half the window, as a session caps it.\n", pin.Pinned)
 	}
-	printMCP(stdout, window)
+	printMCP(stdout)
 	return 0
 }
 

@@ -12,8 +12,8 @@ import (
 // prefixSplit is what the fixed prefix of a new session in the working
 // directory would hold, part by part (agent.PrefixSplit): the system
 // prompt, the tool definitions, the skill list, the instruction files, the
-// mode's prompt and the repo map's budget. Other parts (an MCP server's
-// tools) are appended to the list it returns.
+// mode's prompt and the repo map's budget. An MCP server's tools are a
+// part each (withMCPParts).
 func prefixSplit(window int, s agent.Settings) ([]agent.PrefixPart, error) {
 	root, err := os.Getwd()
 	if err == nil {
@@ -46,4 +46,16 @@ func printPrefix(w io.Writer, parts []agent.PrefixPart) {
 		fmt.Fprintln(w, line)
 	}
 	fmt.Fprintln(w)
+}
+
+// withMCPParts puts the MCP servers' parts right after the tools part.
+func withMCPParts(parts, servers []agent.PrefixPart) []agent.PrefixPart {
+	var out []agent.PrefixPart
+	for _, p := range parts {
+		out = append(out, p)
+		if p.Name == agent.PartTools {
+			out = append(out, servers...)
+		}
+	}
+	return out
 }

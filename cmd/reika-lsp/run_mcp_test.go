@@ -155,7 +155,7 @@ func TestRunMCPNeedsApprovalAndTrust(t *testing.T) {
 		!strings.Contains(text, "calling mcp__local__echo was denied") {
 		t.Errorf("the call was not denied:\n%s", text)
 	}
-	if !strings.Contains(text, "denied (no terminal to ask; use --approve): start the MCP servers of this workspace's .mcp.json (ws)") ||
+	if !strings.Contains(text, "not started (no terminal to ask; answer once in a terminal, or start them from your config.toml): start the MCP servers of this workspace's .mcp.json (ws)") ||
 		!strings.Contains(text, "are not started: the workspace is not trusted") {
 		t.Errorf("the workspace's servers were not refused:\n%s", text)
 	}

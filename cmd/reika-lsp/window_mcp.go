@@ -12,17 +12,19 @@ import (
 	"github.com/reika-lsp/reika-lsp/agent/tools"
 )
 
-// printMCP says what the MCP servers a session in the working directory
+// windowMCP is what the MCP servers a session in the working directory
 // would start take of the fixed prefix: it starts them (the user's, and
 // the workspace's when the user trusts them; it never asks), lists their
-// tools and stops them — a line per server.
-func printMCP(w io.Writer, window int) {
+// tools and stops them. parts are a part of the prefix per server (the
+// tools the mode offers), which the table and the total count; print
+// prints a line per server.
+func windowMCP(window int, s agent.Settings) (parts []agent.PrefixPart, reports []mcp.Report, print func(io.Writer)) {
 	root, err := os.Getwd()
 	if err == nil {
 		root, err = filepath.EvalSymlinks(root)
 	}
 	if err != nil {
-		return
+		return nil, nil, func(io.Writer) {}
 	}
 	var servers []mcp.Server
 	var lines []string
@@ -36,15 +38,20 @@ func printMCP(w io.Writer, window int) {
 		lines = append(lines, err.Error())
 	}
 	if len(ws) > 0 && !mcp.Trusted(agent.StateDir(), root, hash) {
+		why := "is not trusted yet (a session asks)"
+		if mcp.Declined(agent.StateDir(), root, hash) {
+			why = "is declined (never start its servers; a changed file asks again)"
+		}
 		for _, s := range ws {
-			lines = append(lines, fmt.Sprintf("%s (%s): not started: the workspace's %s is not trusted yet (a session asks)", s.Name, s.From, mcp.WorkspaceFile))
+			lines = append(lines, fmt.Sprintf("%s (%s): not started: the workspace's %s %s", s.Name, s.From, mcp.WorkspaceFile, why))
 		}
 		ws = nil
 	}
 	servers = append(servers, ws...)
 	if len(servers) == 0 && len(lines) == 0 {
-		fmt.Fprintf(w, "\nMCP servers: none (%s in this directory, [mcp.servers.NAME] in %s)\n", mcp.WorkspaceFile, agent.ConfigFilePath())
-		return
+		return nil, nil, func(w io.Writer) {
+			fmt.Fprintf(w, "\nMCP servers: none (%s in this directory, [mcp.servers.NAME] in %s)\n", mcp.WorkspaceFile, agent.ConfigFilePath())
+		}
 	}
 	set := mcp.NewSet(mcp.Options{Environ: tools.Environ})
 	defer set.Close()
@@ -54,7 +61,11 @@ func printMCP(w io.Writer, window int) {
 		reserved = append(reserved, t.Spec().Name)
 	}
 	budget := agent.MCPBudgetChars(window)
-	_, reports := set.Plan(budget, reserved)
+	admitted, reports := set.Plan(budget, reserved)
+	parts, err = agent.MCPPrefixParts(root, s, admitted)
+	if err != nil {
+		lines = append(lines, err.Error())
+	}
 	used := 0
 	var out []string
 	for _, r := range reports {
@@ -65,8 +76,10 @@ func printMCP(w io.Writer, window int) {
 		}
 		out = append(out, line)
 	}
-	fmt.Fprintf(w, "\nMCP servers: %d of a budget of %d chars (%d%% of the window) in tool definitions\n", used, budget, agent.MCPBudgetPercent)
-	for _, l := range append(out, lines...) {
-		fmt.Fprintln(w, "  "+l)
+	return parts, reports, func(w io.Writer) {
+		fmt.Fprintf(w, "\nMCP servers: %d of a budget of %d chars (%d%% of the window) in tool definitions\n", used, budget, agent.MCPBudgetPercent)
+		for _, l := range append(out, lines...) {
+			fmt.Fprintln(w, "  "+l)
+		}
 	}
 }
