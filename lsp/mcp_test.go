@@ -162,13 +162,28 @@ func TestServerMCPTrust(t *testing.T) {
 }
 
 // Plan mode with an MCP server connected offers none of its tools; a
-// custom mode that names one offers it.
+// custom mode that names one offers it. A server that does not exist is
+// reported (the transcript, the tooltip) and the session goes on.
 func TestServerPlanModeWithMCP(t *testing.T) {
 	w := newMCPWorkspace(t)
+	writeUnder(t, w.root, ".mcp.json", fmt.Sprintf(`{"mcpServers": {"web": {"type": "http", "url": %q}, "gone": {"command": "/nonexistent/mcp-server"}}}`, w.url))
 	writeUnder(t, w.root, ".reika/modes/lookup.md", "---\ndescription: read and ask the web server\ntools: read, mcp__web__echo\n---\nLook things up.\n")
 	h := w.server(ActionStartServers)
 	if _, tools := w.turn(h, "hi"); !hasWeb(tools) {
 		t.Fatalf("code mode does not offer the server's tools: %v", tools)
+	}
+	var st agent.Status
+	h.mustCommand(CmdStatus, nil, &st)
+	if !strings.Contains(st.Tooltip, "gone (workspace): failed: ") || !strings.Contains(st.Tooltip, "/nonexistent/mcp-server") {
+		t.Errorf("the tooltip does not report the missing server:\n%s", st.Tooltip)
+	}
+	said := false
+	for _, m := range h.c.Notes(MethodTranscript) {
+		ev := decode[agent.Event](t, m.Params)
+		said = said || ev.Kind == agent.EventInfo && strings.Contains(ev.Text, "MCP server gone (workspace): failed")
+	}
+	if !said {
+		t.Error("the transcript does not report the missing server")
 	}
 	w.turn(h, "/mode plan")
 	_, tools := w.turn(h, "make a plan")
