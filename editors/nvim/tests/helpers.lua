@@ -134,7 +134,7 @@ end
 function H.client(root)
   local client = require('reika.client')
   if root then
-    local id = client.by_root[root]
+    local id = client.state.client_id(root)
     return id and vim.lsp.get_client_by_id(id)
   end
   return client.clients()[1]

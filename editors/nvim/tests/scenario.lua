@@ -74,7 +74,7 @@ function S.run(t, o)
   t.eq(nil, compact.edit, 'no edit')
   -- The code action runs the plugin's compact command (registered as the
   -- client-side command reika.compact): watch its result.
-  local commands = require('reika.commands')
+  local commands = require('reika.actions')
   local compact_fn, compacted = commands.compact, nil
   commands.compact = function(co)
     co = co or {}

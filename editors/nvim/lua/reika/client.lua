@@ -12,19 +12,13 @@ local spinner = require('reika.spinner')
 local status = require('reika.status')
 local transcript_buffer = require('reika.transcript_buffer')
 local util = require('reika.util')
+local exit = require('reika.exit')
+local state = require('reika.state')
 
 local M = {}
 
-M.by_root = {} -- root -> client id
-M.roots = {} -- client id -> root
-M.views = {} -- root -> transcript view (kept across server restarts)
-M.messages = {} -- client id -> { {seq, type, message}, ... } (window/showMessage)
-M.message_seq = 0
-M.pending = {} -- client id -> functions to run once initialized
-M.failed = {} -- root -> true when its server failed; autostart skips it
-M.stopping = {} -- client id -> true once its stop was asked for
-M.dead = {} -- root -> id of the client whose server died (its red status shows)
-M.inflight = {} -- client id -> { [request id] = callback } (M.execute)
+-- The records of workspaces and clients (reika.state).
+M.state = state
 M.opts = nil -- the options in force (set by reika.setup, or defaults)
 
 local function opts()
@@ -40,17 +34,19 @@ end
 M.options = opts
 
 function M.is_ours(client_id)
-  return client_id ~= nil and M.roots[client_id] ~= nil
+  return state.get(client_id) ~= nil
 end
+
+-- root_of returns the workspace root of a client id.
+M.root_of = state.root_of
 
 -- view returns the transcript view of a workspace root.
 function M.view(root)
-  local v = M.views[root]
-  if not v then
-    v = transcript_buffer.new(root, opts().transcript)
-    M.views[root] = v
+  local ws = state.workspace(root)
+  if not ws.view then
+    ws.view = transcript_buffer.new(root, opts().transcript)
   end
-  return v
+  return ws.view
 end
 
 local function notify(msg, level)
@@ -65,7 +61,7 @@ function M.handlers()
       status.update(ctx.client_id, result)
     end,
     [protocol.notification.transcript] = function(_, result, ctx)
-      local root = M.roots[ctx.client_id]
+      local root = state.root_of(ctx.client_id)
       if root and type(result) == 'table' then
         M.view(root):apply(result)
       end
@@ -74,12 +70,14 @@ function M.handlers()
       if type(result) ~= 'table' then
         return
       end
-      M.message_seq = M.message_seq + 1
-      local log = M.messages[ctx.client_id] or {}
-      M.messages[ctx.client_id] = log
-      log[#log + 1] = { seq = M.message_seq, type = result.type, message = result.message }
-      if #log > 100 then
-        table.remove(log, 1)
+      state.message_seq = state.message_seq + 1
+      local rec = state.get(ctx.client_id)
+      if rec then
+        local log = rec.messages
+        log[#log + 1] = { seq = state.message_seq, type = result.type, message = result.message }
+        if #log > 100 then
+          table.remove(log, 1)
+        end
       end
       notify(
         format.user_words(tostring(result.message)),
@@ -95,7 +93,8 @@ end
 -- shown_since reports whether the server showed message (window/showMessage)
 -- after sequence number seq.
 function M.shown_since(client_id, seq, message)
-  for _, m in ipairs(M.messages[client_id] or {}) do
+  local rec = state.get(client_id)
+  for _, m in ipairs(rec and rec.messages or {}) do
     if m.seq > seq and m.message == message then
       return true
     end
@@ -134,9 +133,13 @@ function M.cwd_root()
 end
 
 local function flush_pending(client_id)
-  local fns = M.pending[client_id]
-  M.pending[client_id] = nil
-  for _, fn in ipairs(fns or {}) do
+  local rec = state.get(client_id)
+  if not rec then
+    return
+  end
+  local fns = rec.pending
+  rec.pending = {}
+  for _, fn in ipairs(fns) do
     fn(nil)
   end
 end
@@ -147,7 +150,7 @@ end
 -- that has lines (this Neovim saw the session live, or live events came in
 -- while the request ran) is left as it is.
 function M.load_transcript(client)
-  local root = M.roots[client.id]
+  local root = state.root_of(client.id)
   if not root then
     return
   end
@@ -195,7 +198,7 @@ function M.make_config(root)
       -- workspace/executeCommand itself): same request, with the result
       -- shown.
       [protocol.command.compact] = function(_, ctx)
-        require('reika.commands').compact({ client_id = ctx and ctx.client_id })
+        require('reika.actions').compact({ client_id = ctx and ctx.client_id })
       end,
     },
     flags = { debounce_text_changes = 150 },
@@ -212,134 +215,15 @@ function M.make_config(root)
     end,
     on_exit = function(code, signal, client_id)
       vim.schedule(function()
-        M.on_exit(client_id, code, signal)
+        exit.on_exit(client_id, code, signal)
       end)
     end,
   }
 end
 
-local signal_names = {
-  [1] = 'SIGHUP',
-  [2] = 'SIGINT',
-  [3] = 'SIGQUIT',
-  [4] = 'SIGILL',
-  [6] = 'SIGABRT',
-  [7] = 'SIGBUS',
-  [8] = 'SIGFPE',
-  [9] = 'SIGKILL',
-  [11] = 'SIGSEGV',
-  [13] = 'SIGPIPE',
-  [15] = 'SIGTERM',
-}
-
--- exit_reason says how a process ended: "killed by SIGKILL (signal 9)",
--- "exited with code 2".
-function M.exit_reason(code, signal)
-  if type(signal) == 'number' and signal ~= 0 then
-    return string.format('killed by %s (signal %d)', signal_names[signal] or 'a signal', signal)
-  end
-  return string.format('exited with code %s', tostring(code))
-end
-
--- watch_stop marks the client's stops as asked for. Every way Neovim stops
--- a client (client.stop(), client:stop(), vim.lsp.stop_client(), quitting
--- Neovim) calls its stop method; any other exit is a death.
-local function watch_stop(c)
-  local stop = c.stop
-  c.stop = function(...)
-    M.stopping[c.id] = true
-    return stop(...)
-  end
-end
-
-local function quitting()
-  return vim.v.exiting ~= nil and vim.v.exiting ~= vim.NIL
-end
-
--- on_exit handles the end of a client's server. A stop that was asked for
--- drops its status. Any other exit, by a signal or with any exit code, is
--- a death: the chip turns to the red "reika-lsp stopped", the user is told,
--- requests in flight fail, and the workspace is not restarted on buffer
--- switches (that would repeat a failure) but by the next command (the
--- server then resumes the workspace's last session).
-function M.on_exit(client_id, code, signal)
-  local root = M.roots[client_id]
-  local asked = M.stopping[client_id] or quitting()
-  M.stopping[client_id] = nil
-  M.roots[client_id] = nil
-  if root and M.by_root[root] == client_id then
-    M.by_root[root] = nil
-  end
-  local reason = M.exit_reason(code, signal)
-  local fns = M.pending[client_id]
-  M.pending[client_id] = nil
-  for _, fn in ipairs(fns or {}) do
-    fn('reika-lsp ' .. reason .. ' before it was ready')
-  end
-  local inflight = M.inflight[client_id]
-  M.inflight[client_id] = nil
-  for _, cb in pairs(inflight or {}) do
-    cb({ message = 'reika-lsp ' .. reason, stopped = true }, nil)
-  end
-  progress.forget(client_id)
-  M.messages[client_id] = nil
-  if asked or not root then
-    status.forget(client_id)
-    return
-  end
-  M.failed[root] = true
-  M.dead[root] = client_id
-  local next_step = 'the next :Reika command starts it again'
-  status.update(client_id, {
-    text = 'reika-lsp stopped',
-    tooltip = 'reika-lsp ' .. reason .. '; ' .. next_step,
-    level = protocol.level.error,
-    busy = false,
-  })
-  M.swallow_quit_notice(client_id)
-  -- One short line: two lines, or one wider than the screen, make Neovim
-  -- wait for ENTER.
-  notify(
-    string.format('server %s; any :Reika command restarts it', M.short_reason(code, signal)),
-    vim.log.levels.ERROR
-  )
-end
-
--- short_reason is exit_reason without the signal's number.
-function M.short_reason(code, signal)
-  if type(signal) == 'number' and signal ~= 0 then
-    return 'killed by ' .. (signal_names[signal] or ('signal ' .. signal))
-  end
-  return string.format('exited with code %s', tostring(code))
-end
-
--- swallow_quit_notice drops the "Client reika quit with exit code 0 and
--- signal 9" line that Neovim's own exit handler shows for a death by any
--- signal but SIGTERM (0.7 names the client by its id): the plugin's line
--- says the same and what to do. Neovim schedules its line right after
--- calling on_exit, which scheduled this: the filter stands for that one
--- turn of the event loop, and only while nothing replaced vim.notify since.
-function M.swallow_quit_notice(client_id)
-  local names = { protocol.client_name, tostring(client_id) }
-  local inner = vim.notify
-  local filter
-  filter = function(msg, level, o)
-    if type(msg) == 'string' then
-      for _, name in ipairs(names) do
-        if vim.startswith(msg, 'Client ' .. name .. ' quit with exit code ') then
-          return
-        end
-      end
-    end
-    return inner(msg, level, o)
-  end
-  vim.notify = filter
-  vim.schedule(function()
-    if vim.notify == filter then
-      vim.notify = inner
-    end
-  end)
-end
+M.exit_reason = exit.exit_reason
+M.short_reason = exit.short_reason
+M.on_exit = exit.on_exit
 
 local function reuse(client, conf)
   return client.name == conf.name and client.config.root_dir == conf.root_dir
@@ -364,7 +248,8 @@ function M.start(root, bufnr)
   if bufnr and util.is_inside(util.buf_path(bufnr), root) then
     attach = bufnr
   end
-  local c = live(M.by_root[root])
+  local ws = state.workspace(root)
+  local c = live(state.client_id(root))
   if c then
     if attach then
       vim.lsp.buf_attach_client(attach, c.id)
@@ -383,29 +268,27 @@ function M.start(root, bufnr)
   if vim.fn.isdirectory(root) ~= 1 then
     return nil, 'workspace root is not a directory: ' .. root
   end
-  M.failed[root] = nil
+  ws.failed = nil
   local id = compat.start(M.make_config(root), attach, reuse)
   if not id then
     return nil, 'reika-lsp did not start (see :LspLog)'
   end
-  M.by_root[root] = id
-  M.roots[id] = root
-  if M.dead[root] then
-    status.forget(M.dead[root])
-    M.dead[root] = nil
+  if not state.get(id) then
+    state.add(id, root)
   end
-  local c = vim.lsp.get_client_by_id(id)
-  if c then
-    watch_stop(c)
+  if ws.dead then
+    status.forget(ws.dead.id)
+    ws.dead = nil
   end
-  return c
+  return vim.lsp.get_client_by_id(id)
 end
 
 -- autostart attaches a file buffer to the client of its workspace,
 -- starting one when needed. Buffers outside any workspace are left alone.
 function M.autostart(bufnr)
   local root = M.root_for_buf(bufnr)
-  if not root or M.failed[root] then
+  local ws = root and state.workspaces[root]
+  if not root or (ws and ws.failed) then
     return
   end
   local _, err = M.start(root, bufnr)
@@ -419,12 +302,10 @@ end
 -- attached to it, then the dead one of its workspace.
 function M.status_ids(bufnr)
   local ids = M.attached(bufnr)
-  if next(M.dead) == nil then
-    return ids
-  end
   local root = M.root_for_buf(bufnr)
-  if root and M.dead[root] then
-    ids[#ids + 1] = M.dead[root]
+  local ws = root and state.workspaces[root]
+  if ws and ws.dead then
+    ids[#ids + 1] = ws.dead.id
   end
   return ids
 end
@@ -432,13 +313,12 @@ end
 -- attached lists the reika clients attached to bufnr.
 function M.attached(bufnr)
   local out = {}
-  for id in pairs(M.roots) do
+  for _, id in ipairs(state.ids()) do
     local c = live(id)
     if c and c.attached_buffers and c.attached_buffers[bufnr] then
       out[#out + 1] = id
     end
   end
-  table.sort(out)
   return out
 end
 
@@ -454,7 +334,7 @@ function M.current(bufnr, start)
     return live(ids[1])
   end
   local root = M.root_for_buf(bufnr)
-  local c = root and live(M.by_root[root])
+  local c = root and live(state.client_id(root))
   if c then
     return c
   end
@@ -466,18 +346,13 @@ function M.current(bufnr, start)
     return M.start(root, bufnr)
   end
   local croot = M.cwd_root()
-  c = live(M.by_root[croot])
+  c = live(state.client_id(croot))
   if c then
     return c
   end
-  local running = {}
-  for id in pairs(M.roots) do
-    if live(id) then
-      running[#running + 1] = id
-    end
-  end
+  local running = M.clients()
   if #running == 1 then
-    return live(running[1])
+    return running[1]
   end
   if not start then
     return nil, 'reika-lsp is not running for this workspace'
@@ -492,9 +367,12 @@ function M.when_ready(client, fn)
     fn(nil)
     return
   end
-  local list = M.pending[client.id] or {}
-  M.pending[client.id] = list
-  list[#list + 1] = fn
+  local rec = state.get(client.id)
+  if not rec then
+    fn('reika-lsp is not running')
+    return
+  end
+  rec.pending[#rec.pending + 1] = fn
 end
 
 -- execute sends workspace/executeCommand once the client is ready and
@@ -513,15 +391,16 @@ function M.execute(client, command, arguments, cb, o)
       params.workDoneToken = o.token
     end
     -- Neovim drops the handlers of requests in flight when the server
-    -- exits: on_exit answers them from M.inflight.
+    -- exits: on_exit answers them from the record's inflight.
     local answered, id = false, nil
     local function once(e, result)
       if answered then
         return
       end
       answered = true
-      if id and M.inflight[client.id] then
-        M.inflight[client.id][id] = nil
+      local rec = state.get(client.id)
+      if id and rec then
+        rec.inflight[id] = nil
       end
       cb(e, result)
     end
@@ -531,9 +410,9 @@ function M.execute(client, command, arguments, cb, o)
       once({ message = 'reika-lsp is not running' }, nil)
       return
     end
-    if not answered then
-      M.inflight[client.id] = M.inflight[client.id] or {}
-      M.inflight[client.id][id] = once
+    local rec = state.get(client.id)
+    if not answered and rec then
+      rec.inflight[id] = once
     end
     if o.on_sent then
       o.on_sent(id)
@@ -546,9 +425,8 @@ end
 -- and from client.settings since: both are set.
 function M.update_settings()
   local settings = config.settings_payload(opts().settings)
-  for id in pairs(M.roots) do
-    local c = live(id)
-    if c then
+  for _, c in ipairs(M.clients()) do
+    do
       c.config.settings = { [protocol.settings_section] = settings }
       c.settings = { [protocol.settings_section] = settings }
       if c.initialized then
@@ -563,22 +441,29 @@ end
 -- clients lists the running reika clients.
 function M.clients()
   local out = {}
-  for id in pairs(M.roots) do
+  for _, id in ipairs(state.ids()) do
     local c = live(id)
     if c then
       out[#out + 1] = c
     end
   end
-  table.sort(out, function(a, b)
-    return a.id < b.id
-  end)
   return out
 end
 
--- stop stops every reika client.
-function M.stop_all()
+-- stop stops a client; its exit shows nothing (exit.on_exit), even when
+-- force ends it with SIGTERM.
+function M.stop(c, force)
+  local rec = state.get(c.id)
+  if rec then
+    rec.stopping = true
+  end
+  compat.stop(c, force)
+end
+
+-- stop_all stops every reika client.
+function M.stop_all(force)
   for _, c in ipairs(M.clients()) do
-    compat.stop(c)
+    M.stop(c, force)
   end
 end
 

@@ -1,267 +1,106 @@
--- The agent commands (:ReikaAsk, :ReikaCompact, ...) and their Lua API.
-local client = require('reika.client')
-local format = require('reika.format')
-local protocol = require('reika.protocol')
-local status = require('reika.status')
-local util = require('reika.util')
-
+-- Every :Reika* command, declared once: its name, arguments, what it does
+-- and its description. plugin/reika.lua defines them from this table (it
+-- loads nothing else), and the tests check :help reika and the README
+-- against it. Handlers load the plugin on first use.
 local M = {}
 
-local levels = vim.log.levels
-local notify = client.notify
-
-local ask_seq = 0
-
-local function with_client(bufnr, fn)
-  local c, err = client.current(bufnr, true)
-  if not c then
-    notify(err or 'reika-lsp is not running', levels.ERROR)
-    return
-  end
-  fn(c)
+local function actions()
+  return require('reika.actions')
 end
 
--- error_text is the text of a request's error, in the user's words
--- (format.user_words: the server's errors name its commands).
-local function error_text(err)
-  if type(err) == 'table' then
-    return format.user_words(tostring(err.message or vim.inspect(err)))
-  end
-  return format.user_words(tostring(err))
-end
-
--- failed tells the user that a request failed, unless the server stopped
--- under it (client.on_exit said so already).
-local function failed(what, err)
-  if type(err) == 'table' and err.stopped then
-    return
-  end
-  notify(what .. ' failed: ' .. error_text(err), levels.ERROR)
-end
-
--- ask sends a prompt. o: prompt (asked for with vim.ui.input when empty),
--- bufnr, selection = {mode, start, finish} (see util.selection_range),
--- on_done(result) called with the reika.ask result (or nil on error).
-function M.ask(o)
-  o = o or {}
-  local bufnr = o.bufnr or vim.api.nvim_get_current_buf()
-  local function send(prompt)
-    if type(prompt) ~= 'string' or prompt:match('^%s*$') then
-      return
-    end
-    with_client(bufnr, function(c)
-      local arg = { prompt = prompt }
-      if o.selection and util.buf_path(bufnr) then
-        local r1, r2 = o.selection.start[1], o.selection.finish[1]
-        if r2 < r1 then
-          r1, r2 = r2, r1
-        end
-        local lines = {}
-        for i, l in ipairs(vim.api.nvim_buf_get_lines(bufnr, r1 - 1, r2, false)) do
-          lines[r1 + i - 1] = l
-        end
-        arg.uri = vim.uri_from_bufnr(bufnr)
-        arg.range = util.selection_range(lines, o.selection, c.offset_encoding or 'utf-16')
-        -- The server reads open buffers: make sure it has this one.
-        if not (c.attached_buffers and c.attached_buffers[bufnr]) then
-          vim.lsp.buf_attach_client(bufnr, c.id)
-        end
+-- list: { name, nargs, range?, complete?, desc, run(args) } in the order
+-- the help lists them.
+M.list = {
+  {
+    name = 'ReikaAsk',
+    nargs = '*',
+    range = true,
+    desc = 'ask the agent (attaches a selection)',
+    run = function(a)
+      local o = { prompt = a.args }
+      if a.range and a.range > 0 then
+        o.selection = require('reika.util').visual_selection(0, a.line1, a.line2)
       end
-      ask_seq = ask_seq + 1
-      local root = client.roots[c.id]
-      local o2 = client.options().transcript
-      if root and o2.open_on_ask ~= false then
-        local view = client.view(root)
-        if not view:visible() then
-          view:open(o2.open, true)
-        end
-      end
-      client.execute(c, protocol.command.ask, { arg }, function(err, result)
-        if err then
-          failed('ask', err)
-        elseif type(result) == 'table' then
-          if result.status == protocol.ask_status.error then
-            notify(format.user_words(tostring(result.message or 'the turn failed')), levels.ERROR)
-          elseif result.status == protocol.ask_status.cancelled then
-            notify('turn cancelled', levels.INFO)
-          end
-        end
-        if o.on_done then
-          o.on_done(not err and result or nil, err)
-        end
-      end, {
-        token = string.format('reika-ask-%d-%d', vim.fn.getpid(), ask_seq),
-        bufnr = bufnr,
-      })
-    end)
-  end
-  if o.prompt and not o.prompt:match('^%s*$') then
-    send(o.prompt)
-    return
-  end
-  local label = 'Ask reika: '
-  local path = o.selection and util.buf_path(bufnr)
-  if path then
-    local name = vim.fn.fnamemodify(path, ':~:.')
-    local where = format.selection_label(name, o.selection.start[1], o.selection.finish[1])
-    label = 'Ask reika about ' .. where .. ': '
-  end
-  vim.ui.input({ prompt = label }, send)
-end
-
--- compact runs "Compact context". o: client_id (the code action's client),
--- on_done(result, err).
-function M.compact(o)
-  o = o or {}
-  local function run(c)
-    local seq = client.message_seq
-    client.execute(c, protocol.command.compact, {}, function(err, result)
-      if err then
-        failed('compact', err)
-      elseif type(result) == 'table' and type(result.message) == 'string' then
-        -- The server usually says the same with window/showMessage.
-        if not client.shown_since(c.id, seq, result.message) then
-          notify(format.user_words(result.message), levels.INFO)
-        end
-      end
-      if o.on_done then
-        o.on_done(not err and result or nil, err)
-      end
-    end)
-  end
-  if o.client_id then
-    local c = vim.lsp.get_client_by_id(o.client_id)
-    if c then
-      run(c)
-      return
-    end
-  end
-  with_client(o.bufnr, run)
-end
-
--- cancel stops the running turn.
-function M.cancel(o)
-  o = o or {}
-  local c = client.current(o.bufnr, false)
-  if not c then
-    notify('no turn is running', levels.INFO)
-    return
-  end
-  client.execute(c, protocol.command.cancel, {}, function(err, result)
-    if err then
-      failed('cancel', err)
-    elseif type(result) == 'table' and result.cancelled == false then
-      notify('no turn is running', levels.INFO)
-    end
-    if o.on_done then
-      o.on_done(not err and result or nil, err)
-    end
-  end)
-end
-
--- save writes the whole conversation as Markdown to path (the server
--- chooses a file in its state directory when path is empty).
-function M.save(o)
-  o = o or {}
-  local arg = vim.empty_dict()
-  if o.path and o.path ~= '' then
-    arg = { path = vim.fn.fnamemodify(vim.fn.expand(o.path), ':p') }
-  end
-  with_client(o.bufnr, function(c)
-    client.execute(c, protocol.command.save, { arg }, function(err, result)
-      if err then
-        failed('save', err)
-      elseif type(result) == 'table' and result.path then
-        notify('saved the conversation to ' .. tostring(result.path), levels.INFO)
-      end
-      if o.on_done then
-        o.on_done(not err and result or nil, err)
-      end
-    end)
-  end)
-end
-
--- new_session starts a fresh session.
-function M.new_session(o)
-  o = o or {}
-  with_client(o.bufnr, function(c)
-    client.execute(c, protocol.command.new_session, {}, function(err, result)
-      if err then
-        failed('new session', err)
-      elseif type(result) == 'table' and result.session then
-        notify('new session ' .. tostring(result.session), levels.INFO)
-      end
-      if o.on_done then
-        o.on_done(not err and result or nil, err)
-      end
-    end)
-  end)
-end
-
--- transcript opens the transcript of the current workspace.
-function M.transcript(o)
-  o = o or {}
-  with_client(o.bufnr, function(c)
-    local root = client.roots[c.id]
-    local t = client.options().transcript
-    client.view(root):open(t.open, o.keep_focus)
-  end)
-end
-
--- show_status shows the status item's text and its budget breakdown.
-function M.show_status(o)
-  o = o or {}
-  with_client(o.bufnr, function(c)
-    client.execute(c, protocol.command.status, {}, function(err, result)
-      if err then
-        failed('status', err)
-        return
-      end
-      if type(result) == 'table' then
-        status.update(c.id, result)
-        local text = tostring(result.text or '')
-        if type(result.tooltip) == 'string' and result.tooltip ~= '' then
-          text = text .. '\n' .. result.tooltip
-        end
-        notify(text, levels.INFO)
-      end
-      if o.on_done then
-        o.on_done(result, err)
-      end
-    end)
-  end)
-end
-
--- The :Reika* command callbacks (nvim_create_user_command arguments).
-M.user = {
-  ReikaAsk = function(a)
-    local o = { prompt = a.args }
-    if a.range and a.range > 0 then
-      o.selection = util.visual_selection(0, a.line1, a.line2)
-    end
-    M.ask(o)
-  end,
-  ReikaCompact = function()
-    M.compact()
-  end,
-  ReikaCancel = function()
-    M.cancel()
-  end,
-  ReikaSave = function(a)
-    M.save({ path = a.args })
-  end,
-  ReikaNew = function()
-    M.new_session()
-  end,
-  ReikaTranscript = function()
-    M.transcript()
-  end,
-  ReikaStatus = function()
-    M.show_status()
-  end,
+      actions().ask(o)
+    end,
+  },
+  {
+    name = 'ReikaCompact',
+    nargs = 0,
+    desc = 'compact the context now',
+    run = function()
+      actions().compact()
+    end,
+  },
+  {
+    name = 'ReikaCancel',
+    nargs = 0,
+    desc = 'cancel the running turn',
+    run = function()
+      actions().cancel()
+    end,
+  },
+  {
+    name = 'ReikaSave',
+    nargs = '?',
+    complete = 'file',
+    desc = 'save the conversation as Markdown',
+    run = function(a)
+      actions().save({ path = a.args })
+    end,
+  },
+  {
+    name = 'ReikaNew',
+    nargs = 0,
+    desc = 'start a new session',
+    run = function()
+      actions().new_session()
+    end,
+  },
+  {
+    name = 'ReikaTranscript',
+    nargs = 0,
+    desc = 'show the transcript',
+    run = function()
+      actions().transcript()
+    end,
+  },
+  {
+    name = 'ReikaStatus',
+    nargs = 0,
+    desc = 'show the context budget',
+    run = function()
+      actions().show_status()
+    end,
+  },
 }
 
--- The keymap actions (setup({ keymaps = ... })).
+-- by_name returns the declaration of a command.
+function M.by_name(name)
+  for _, c in ipairs(M.list) do
+    if c.name == name then
+      return c
+    end
+  end
+  return nil
+end
+
+-- define creates the user commands.
+function M.define()
+  for _, c in ipairs(M.list) do
+    vim.api.nvim_create_user_command(c.name, function(a)
+      c.run(a)
+    end, {
+      nargs = c.nargs,
+      range = c.range,
+      complete = c.complete,
+      desc = 'reika: ' .. c.desc,
+    })
+  end
+end
+
+-- The keymap actions (setup({ keymaps = ... })): the keys of
+-- config.default_keymaps.
 M.keymap_actions = {
   ask = { n = '<cmd>ReikaAsk<cr>', x = ':ReikaAsk<cr>', desc = 'reika: ask' },
   compact = { n = '<cmd>ReikaCompact<cr>', desc = 'reika: compact context' },

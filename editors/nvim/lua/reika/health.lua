@@ -72,7 +72,7 @@ local function check_server(h)
     h.error(err or 'reika-lsp did not start')
     return
   end
-  h.ok(string.format('server running for %s (client %d)', client.roots[c.id] or '?', c.id))
+  h.ok(string.format('server running for %s (client %d)', client.root_of(c.id) or '?', c.id))
   local failure = wait_ready(c)
   if failure then
     h.error(failure, { 'See :LspLog, or run reika-lsp in a terminal to see its errors' })

@@ -3,6 +3,7 @@
 --   require('reika').setup({ settings = { baseUrl = 'http://127.0.0.1:8080/v1' } })
 --   vim.o.statusline = "%f %= %{%v:lua.require'reika'.statusline_item()%}"
 local client = require('reika.client')
+local actions = require('reika.actions')
 local commands = require('reika.commands')
 local config = require('reika.config')
 local format = require('reika.format')
@@ -165,12 +166,12 @@ function M.client(bufnr)
 end
 
 -- The commands as Lua functions (see :help reika-lua).
-M.ask = commands.ask
-M.compact = commands.compact
-M.cancel = commands.cancel
-M.save = commands.save
-M.new_session = commands.new_session
-M.transcript = commands.transcript
-M.show_status = commands.show_status
+M.ask = actions.ask
+M.compact = actions.compact
+M.cancel = actions.cancel
+M.save = actions.save
+M.new_session = actions.new_session
+M.transcript = actions.transcript
+M.show_status = actions.show_status
 
 return M

@@ -394,20 +394,21 @@ t.describe('server messages', function()
 
   t.it('does not restart a failed server on every buffer switch, but a command does', function()
     local _, c = fresh()
-    local root = client.roots[c.id]
+    local root = client.root_of(c.id)
     reika.ask({ prompt = '[crash]' })
     t.wait('the server to exit', function()
       return vim.lsp.get_client_by_id(c.id) == nil
     end)
     t.wait('the exit to be handled', function()
-      return client.by_root[root] == nil
+      return client.state.client_id(root) == nil
     end)
     vim.cmd('edit ' .. root .. '/other.txt')
     vim.cmd('edit ' .. root .. '/main.txt')
-    t.eq(nil, client.by_root[root], 'no autostart after a crash')
+    t.eq(nil, client.state.client_id(root), 'no autostart after a crash')
     vim.cmd('ReikaStatus')
     t.wait('the command to start it again', function()
-      local again = client.by_root[root] and vim.lsp.get_client_by_id(client.by_root[root])
+      local id = client.state.client_id(root)
+      local again = id and vim.lsp.get_client_by_id(id)
       return again ~= nil and again.initialized
     end)
   end)

@@ -30,7 +30,7 @@ end)
 t.after_each(function()
   client.stop_all()
   t.wait('every server to exit', function()
-    return next(client.roots) == nil
+    return next(client.state.records) == nil
   end)
   vim.cmd('silent! %bwipeout!')
 end)
@@ -59,11 +59,16 @@ local function start()
   return start_in(state, root)
 end
 
--- stop stops a client as a user would and waits for its server to exit.
+-- stop stops a client as a user would (force: through the plugin, which
+-- knows its SIGTERM was asked for) and waits for its server to exit.
 local function stop(c, force)
-  compat.stop(c, force)
+  if force then
+    client.stop(c, true)
+  else
+    compat.stop(c)
+  end
   t.wait('the server to exit', function()
-    return client.roots[c.id] == nil
+    return client.state.get(c.id) == nil
   end)
 end
 
@@ -108,14 +113,15 @@ local function died(name, signum)
     -- Entering buffers of the workspace does not restart it.
     vim.cmd('edit ' .. vim.fn.fnameescape(root .. '/other.txt'))
     vim.cmd('edit ' .. vim.fn.fnameescape(root .. '/main.txt'))
-    t.eq(nil, client.by_root[root], 'no autostart after a death')
+    t.eq(nil, client.state.client_id(root), 'no autostart after a death')
     t.eq('reika-lsp stopped', reika.statusline(), 'the chip stays red')
 
     -- The next command restarts it, and the server resumes the session.
     vim.cmd('ReikaStatus')
     local again
     t.wait('a new server for the workspace', function()
-      again = client.by_root[root] and vim.lsp.get_client_by_id(client.by_root[root])
+      local id = client.state.client_id(root)
+      again = id and vim.lsp.get_client_by_id(id)
       return again ~= nil and again.initialized and H.status(again) ~= nil
     end, 60000)
     t.neq(c.id, again.id, 'a new client')
@@ -200,7 +206,7 @@ t.it('shows the resumed session\'s transcript after Neovim starts again', functi
   reika = require('reika')
   client = require('reika.client')
   compat = require('reika.compat')
-  t.eq(nil, next(client.views), 'no transcript view yet')
+  t.eq(nil, next(client.state.workspaces), 'no workspace yet')
   reika.setup({
     cmd = { os.getenv('REIKA_LSP_BIN') },
     cmd_env = { XDG_STATE_HOME = state .. '/state', XDG_CONFIG_HOME = state .. '/config' },

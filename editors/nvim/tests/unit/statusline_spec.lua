@@ -120,12 +120,20 @@ t.describe('statusline', function()
     for _, exit in ipairs({ { 0, 0 }, { 0, 15 }, { 1, 0 } }) do
       reset()
       feed(5, { text = 'ctx 1k', level = 'ok' })
-      client.roots[5] = '/tmp'
-      client.stopping[5] = true
+      client.state.add(5, '/tmp').stopping = true
       client.on_exit(5, exit[1], exit[2])
       t.eq('', reika.statusline(), vim.inspect(exit))
-      t.eq(nil, client.stopping[5])
+      t.eq(nil, client.state.get(5), 'the record is gone')
     end
+  end)
+
+  t.it('takes an exit with code 0 for a stop asked through Neovim (LSP shutdown)', function()
+    reset()
+    feed(6, { text = 'ctx 1k', level = 'ok' })
+    client.state.add(6, '/tmp/w0')
+    client.on_exit(6, 0, 0)
+    t.eq('', reika.statusline())
+    t.falsy(client.state.workspace('/tmp/w0').failed, 'autostart stays on')
   end)
 
   t.it('shows any exit that was not asked for, by a signal or with a code', function()
@@ -138,12 +146,12 @@ t.describe('statusline', function()
       { 0, 9, 'killed by SIGKILL %(signal 9%)', 'killed by SIGKILL' },
       { 0, 15, 'killed by SIGTERM %(signal 15%)', 'killed by SIGTERM' },
       { 2, 0, 'exited with code 2', 'exited with code 2' },
-      { 0, 0, 'exited with code 0', 'exited with code 0' },
+      { 1, 0, 'exited with code 1', 'exited with code 1' },
     }
     for i, case in ipairs(cases) do
       local id = 10 + i
       feed(id, { text = 'ctx 1k', level = 'ok', busy = true })
-      client.roots[id] = '/tmp/w' .. i
+      client.state.add(id, '/tmp/w' .. i)
       client.on_exit(id, case[1], case[2])
       t.eq('reika-lsp stopped', reika.statusline(), vim.inspect(case))
       t.eq('error', reika.statusline_level())
@@ -151,7 +159,7 @@ t.describe('statusline', function()
       t.matches(case[3], reika.status().tooltip)
       t.matches('^reika: server ' .. case[4] .. '; any :Reika command restarts it$', notes[i].msg)
       t.eq(vim.log.levels.ERROR, notes[i].level)
-      t.eq(true, client.failed['/tmp/w' .. i], 'no autostart')
+      t.eq(true, client.state.workspace('/tmp/w' .. i).failed, 'no autostart')
     end
     vim.notify = real_notify
   end)
