@@ -73,6 +73,22 @@ M.list = {
       actions().show_status()
     end,
   },
+  {
+    name = 'ReikaMode',
+    nargs = 0,
+    desc = 'choose the session mode (code, plan, ask, custom)',
+    run = function()
+      require('reika.pickers').mode()
+    end,
+  },
+  {
+    name = 'ReikaSessions',
+    nargs = 0,
+    desc = 'open, resume or delete a session of this workspace',
+    run = function()
+      require('reika.pickers').sessions()
+    end,
+  },
 }
 
 -- by_name returns the declaration of a command.

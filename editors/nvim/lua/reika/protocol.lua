@@ -15,6 +15,8 @@ M.command = {
   save = 'reika.save',
   new_session = 'reika.newSession',
   transcript = 'reika.transcript',
+  commands = 'reika.commands',
+  sessions = 'reika.sessions',
 }
 
 -- Server -> client notifications.
