@@ -87,7 +87,7 @@ function S.run(t, o)
     end
     return compact_fn(co)
   end
-  local folds_before = H.count_lines(H.transcript(root), '^%[fold%] ')
+  local folds_before = H.count_lines(H.transcript(root), '^### Fold$')
   local fold_msg = '^reika: Folded %d+ rounds? into a [%d.]+k?%-token recap$'
   local fold_notes_before = H.count(notes, fold_msg)
   local compact_at = #history
@@ -116,14 +116,14 @@ function S.run(t, o)
   local after = H.transcript(root)
   t.eq(
     folds_before + 1,
-    H.count_lines(after, '^%[fold%] '),
+    H.count_lines(after, '^### Fold$'),
     'one more fold line in ' .. vim.inspect(after)
   )
   local last_note, last_fold
   for i, l in ipairs(after) do
-    if l:find('^%[note%] ') then
+    if l == '### Note' then
       last_note = i
-    elseif l:find('^%[fold%] ') then
+    elseif l == '### Fold' then
       last_fold = i
     end
   end
@@ -131,7 +131,7 @@ function S.run(t, o)
     last_note and last_fold and last_note < last_fold,
     'the note precedes the fold in ' .. vim.inspect(after)
   )
-  t.eq('[fold] ' .. res.message, after[last_fold], 'the fold line')
+  t.eq(res.message, after[last_fold + 1], 'the fold line')
   local kinds = vim.tbl_map(function(p)
     return p.kind
   end, prompts)
@@ -139,7 +139,7 @@ function S.run(t, o)
   local view = require('reika.client').view(root)
   t.truthy(view:valid(), 'the transcript buffer exists')
   t.truthy(
-    H.has_line(vim.api.nvim_buf_get_lines(view.bufnr, 0, -1, false), '^%[fold%] '),
+    H.has_line(vim.api.nvim_buf_get_lines(view.bufnr, 0, -1, false), '^### Fold$'),
     'the buffer holds the fold line'
   )
   if o.after_compact then

@@ -113,6 +113,25 @@ local function check_server(h)
   end
 end
 
+-- check_features says what this Neovim has of the plugin, and what it
+-- does instead of what it lacks.
+local function check_features(h)
+  local ok, why = require('reika.chat').has_treesitter()
+  if ok then
+    h.ok('transcript: Markdown highlighted with the treesitter markdown parser')
+  else
+    h.info('transcript: Markdown highlighted with the markdown syntax (' .. why .. ')')
+  end
+  if compat.has('0.9') then
+    h.ok('approvals: asynchronous pickers (telescope, fzf-lua, snacks) can answer')
+  else
+    h.info(
+      'approvals: Neovim before 0.9 needs the answer at once: a picker that answers later'
+        .. ' is replaced by the built-in prompt'
+    )
+  end
+end
+
 function M.check()
   local h = compat.health()
   h.start('reika')
@@ -124,6 +143,7 @@ function M.check()
     h.error(err)
   end
   h.info('setup: ' .. (require('reika').did_setup and 'called' or 'not called (defaults)'))
+  check_features(h)
   if check_binary(h, o) then
     check_server(h)
   end

@@ -96,6 +96,14 @@ local function tokens_suffix(ev)
   return ''
 end
 
+-- headings are the headings of the blocks of notes, sheds and folds.
+local headings = {
+  [kinds.note] = '### Note',
+  [kinds.shed] = '### Shed',
+  [kinds.fold] = '### Fold',
+}
+M.headings = headings
+
 -- format_event renders one event (with `text` the whole text so far) as
 -- lines. opts.result_lines bounds the lines shown of a tool result.
 function M.format_event(ev, opts)
@@ -132,12 +140,16 @@ function M.format_event(ev, opts)
       out[#out + 1] = string.format('   … %d more line%s', more, more == 1 and '' or 's')
     end
     return out
-  elseif kind == kinds.fold then
+  elseif headings[kind] then
+    -- Its own headed block: the text (a note is the model's Markdown)
+    -- under a heading, after a blank line.
     local suffix = ''
-    if not text:find('token') then
+    if kind ~= kinds.note and not text:find('token') then
       suffix = tokens_suffix(ev)
     end
-    return prefixed(split_lines(text .. suffix), '[fold] ', '       ')
+    local out = { '', headings[kind] }
+    vim.list_extend(out, split_lines(text .. suffix))
+    return out
   else
     local tag = '[' .. tostring(kind or 'event') .. '] '
     return prefixed(split_lines(text .. tokens_suffix(ev)), tag, string.rep(' ', #tag))

@@ -1,5 +1,6 @@
 -- A scratch buffer that shows one workspace's transcript and follows it as
 -- it streams.
+local chat = require('reika.chat')
 local transcript = require('reika.transcript')
 
 local M = {}
@@ -84,6 +85,7 @@ function View:buffer()
   local lines = self.model:get_lines()
   set_lines(b, 0, -1, lines, self.model:get_kinds())
   self.placeholder = #lines == 0
+  chat.attach(self, b)
   return b
 end
 
@@ -150,11 +152,7 @@ function View:open(open_cmd, keep_focus)
     vim.cmd(open_cmd or 'botright vsplit')
     win = vim.api.nvim_get_current_win()
     vim.api.nvim_win_set_buf(win, b)
-    vim.wo[win].wrap = true
-    vim.wo[win].linebreak = true
-    vim.wo[win].number = false
-    vim.wo[win].relativenumber = false
-    vim.wo[win].spell = false
+    chat.decorate(win)
     vim.api.nvim_win_set_cursor(win, { vim.api.nvim_buf_line_count(b), 0 })
   end
   if keep_focus then

@@ -354,7 +354,7 @@ t.describe('code action', function()
     H.select_by({ codeaction = 'Compact context' })
     vim.lsp.buf.code_action()
     t.wait('the fold line', function()
-      return H.has_line(H.transcript(root), '^%[fold%] Folded 1 round') ~= nil
+      return H.has_line(H.transcript(root), '^Folded 1 round') ~= nil
     end)
   end)
 

@@ -108,7 +108,7 @@ t.it('asks, fills the window, compacts, saves, cancels, starts anew', function()
     '^<%- read: notes/one%.txt lines 1%-375 of 375 ',
     '^%-> read path=notes/two%.txt$',
     '^<%- read: notes/two%.txt lines 1%-110 of 110 ',
-    '^%[shed%] Shed 1 old result',
+    '^Shed 1 old result',
     '^Both files hold numbered filler lines%.',
   }) do
     t.truthy(H.has_line(lines, pattern), pattern .. ' in ' .. vim.inspect(lines))

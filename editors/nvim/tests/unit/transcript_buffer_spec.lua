@@ -46,7 +46,8 @@ t.describe('transcript buffer', function()
       groups[m[2]] = m[4].hl_group
     end
     t.eq('ReikaTranscriptSession', groups[0])
-    t.eq('ReikaTranscriptFold', groups[1])
+    t.eq('ReikaTranscriptFold', groups[2], 'the heading')
+    t.eq('ReikaTranscriptFold', groups[3], 'the text')
   end)
 
   t.it('opens in a window, focuses it again instead of opening another', function()

@@ -91,23 +91,23 @@ t.describe('transcript.format_event', function()
       transcript.format_event(ev('tool_result', text, { tool = 'read' }), { result_lines = 0 })
     )
   end)
-  t.it('tags notes, sheds, folds, info and errors', function()
+  t.it('heads notes, sheds and folds, and tags info and errors', function()
     t.eq(
-      { '[note] Established: x', '       and y' },
+      { '', '### Note', 'Established: x', 'and y' },
       transcript.format_event(ev('note', 'Established: x\nand y'))
     )
     t.eq(
-      { '[shed] 3 results (4.1k tokens)' },
+      { '', '### Shed', '3 results (4.1k tokens)' },
       transcript.format_event(ev('shed', '3 results', { tokens = 4100 }))
     )
     t.eq(
-      { '[fold] Folded 12 rounds into a 1.3k-token recap' },
+      { '', '### Fold', 'Folded 12 rounds into a 1.3k-token recap' },
       transcript.format_event(
         ev('fold', 'Folded 12 rounds into a 1.3k-token recap', { tokens = 1300 })
       )
     )
     t.eq(
-      { '[fold] recap (1.3k tokens)' },
+      { '', '### Fold', 'recap (1.3k tokens)' },
       transcript.format_event(ev('fold', 'recap', { tokens = 1300 }))
     )
     t.eq(
@@ -216,8 +216,11 @@ t.describe('transcript.apply', function()
       ev('note', 'Established: the parser is in p.go', { round = 0 }),
       ev('fold', 'Folded 3 rounds into a 1.3k-token recap', { round = 0, tokens = 1300 }),
     }, {})
-    t.eq('[note] Established: the parser is in p.go', mirror[#mirror - 1])
-    t.eq('[fold] Folded 3 rounds into a 1.3k-token recap', mirror[#mirror])
+    t.eq(
+      { '### Note', 'Established: the parser is in p.go' },
+      { mirror[#mirror - 4], mirror[#mirror - 3] }
+    )
+    t.eq({ '### Fold', 'Folded 3 rounds into a 1.3k-token recap' }, { mirror[#mirror - 1], mirror[#mirror] })
   end)
 
   t.it('ignores events without a kind', function()
