@@ -25,6 +25,19 @@ M.list = {
     end,
   },
   {
+    name = 'ReikaPrompt',
+    nargs = 0,
+    range = true,
+    desc = 'write a prompt in a buffer (attaches a selection)',
+    run = function(a)
+      local o = {}
+      if a.range and a.range > 0 then
+        o.selection = require('reika.util').visual_selection(0, a.line1, a.line2)
+      end
+      require('reika.prompt').open(o)
+    end,
+  },
+  {
     name = 'ReikaCompact',
     nargs = 0,
     desc = 'compact the context now',
@@ -119,6 +132,9 @@ end
 -- config.default_keymaps.
 M.keymap_actions = {
   ask = { n = '<cmd>ReikaAsk<cr>', x = ':ReikaAsk<cr>', desc = 'reika: ask' },
+  prompt = { n = '<cmd>ReikaPrompt<cr>', x = ':ReikaPrompt<cr>', desc = 'reika: prompt buffer' },
+  mode = { n = '<cmd>ReikaMode<cr>', desc = 'reika: choose the mode' },
+  sessions = { n = '<cmd>ReikaSessions<cr>', desc = 'reika: sessions' },
   compact = { n = '<cmd>ReikaCompact<cr>', desc = 'reika: compact context' },
   cancel = { n = '<cmd>ReikaCancel<cr>', desc = 'reika: cancel the turn' },
   transcript = { n = '<cmd>ReikaTranscript<cr>', desc = 'reika: show the transcript' },

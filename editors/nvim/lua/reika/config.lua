@@ -8,6 +8,9 @@ local M = {}
 -- them one by one (false turns one off).
 M.default_keymaps = {
   ask = '<leader>ra',
+  prompt = '<leader>rp',
+  mode = '<leader>rm',
+  sessions = '<leader>rs',
   compact = '<leader>rc',
   cancel = '<leader>rx',
   transcript = '<leader>rt',
