@@ -71,10 +71,71 @@ function M.select(items, opts)
   return M.inputlist(items, opts)
 end
 
+-- wait_for runs start(done) and returns what done was called with: the
+-- handler yields until then on Neovim 0.9+; before, the answer is due at
+-- once and ask_now() gives it (the diff stays shown meanwhile).
+local function wait_for(start, ask_now)
+  local co, is_main = coroutine.running()
+  local done, value, waiting = false, nil, false
+  local _, close = start(function(v)
+    if done then
+      return
+    end
+    done, value = true, v
+    if waiting then
+      waiting = false
+      vim.schedule(function()
+        local ok, err = coroutine.resume(co)
+        if not ok then
+          vim.notify('reika: approval: ' .. tostring(err), vim.log.levels.ERROR)
+        end
+      end)
+    end
+  end)
+  if not done and co ~= nil and not is_main then
+    waiting = true
+    coroutine.yield()
+    return value
+  end
+  if done then
+    return value
+  end
+  done = true
+  value = ask_now()
+  close()
+  return value
+end
+
+-- diff_answer asks about an edit with the diff tab (reika.diffview) and
+-- returns the chosen action, false when the diff cannot be built.
+function M.diff_answer(params, actions, ctx, select_opts)
+  local client = require('reika.client')
+  if not client.options().diff_approvals then
+    return false
+  end
+  local diffview = require('reika.diffview')
+  local ok, d = pcall(diffview.build, params.message, ctx and client.root_of(ctx.client_id))
+  if not ok or not d then
+    return false
+  end
+  local title = wait_for(function(done)
+    return diffview.open(d, done)
+  end, function()
+    local item = M.inputlist(actions, select_opts)
+    return item and select_opts.format_item(item) or nil
+  end)
+  for _, action in ipairs(actions) do
+    if type(action) == 'table' and action.title == title then
+      return action
+    end
+  end
+  return nil
+end
+
 -- handler is the client's window/showMessageRequest handler. It returns
 -- the chosen MessageActionItem, or vim.NIL (JSON null: no answer, which
 -- the server takes as Deny).
-function M.handler(_, params, _)
+function M.handler(_, params, ctx)
   params = params or {}
   local message = type(params.message) == 'string' and params.message or ''
   local actions = params.actions
@@ -82,13 +143,17 @@ function M.handler(_, params, _)
     vim.notify('reika: ' .. message, message_levels[params.type] or vim.log.levels.INFO)
     return vim.NIL
   end
-  local choice = M.select(actions, {
+  local opts = {
     prompt = 'reika: ' .. message,
     kind = 'reika.approval',
     format_item = function(action)
       return type(action) == 'table' and tostring(action.title) or tostring(action)
     end,
-  })
+  }
+  local choice = M.diff_answer(params, actions, ctx, opts)
+  if choice == false then
+    choice = M.select(actions, opts)
+  end
   if choice == nil then
     return vim.NIL
   end

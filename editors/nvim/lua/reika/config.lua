@@ -34,6 +34,9 @@ M.defaults = {
   autostart = true,
   -- false (default), true for default_keymaps, or a table of them.
   keymaps = false,
+  -- Ask about an edit with a side-by-side diff in a new tab page instead of
+  -- the list prompt (reika.diffview).
+  diff_approvals = true,
   transcript = {
     -- The Ex command that opens the transcript window.
     open = 'botright vsplit',
@@ -236,6 +239,12 @@ local validators = {
       return nil
     end
     return 'autostart: want a boolean, got ' .. vim.inspect(v)
+  end,
+  diff_approvals = function(v)
+    if type(v) == 'boolean' then
+      return nil
+    end
+    return 'diff_approvals: want a boolean, got ' .. vim.inspect(v)
   end,
   keymaps = validate_keymaps,
   transcript = validate_transcript,

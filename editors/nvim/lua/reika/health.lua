@@ -127,7 +127,8 @@ local function check_features(h)
   else
     h.info(
       'approvals: Neovim before 0.9 needs the answer at once: a picker that answers later'
-        .. ' is replaced by the built-in prompt'
+        .. ' is replaced by the built-in prompt, and the diff tab of an edit is answered'
+        .. ' with the built-in prompt instead of its keys'
     )
   end
 end

@@ -24,6 +24,8 @@ t.it('saves the open files the agent edits and leaves unsaved work alone', funct
     cmd = { os.getenv('REIKA_LSP_BIN') },
     cmd_env = { XDG_STATE_HOME = state .. '/state', XDG_CONFIG_HOME = state .. '/config' },
     settings = { baseUrl = url },
+    -- The list prompt (diff_spec.lua shows the diff tab).
+    diff_approvals = false,
   })
   local prompts = H.select_by({ ['reika.approval'] = 'Allow' })
   -- The edits Neovim's own handler applies (the plugin's calls it).

@@ -1,0 +1,120 @@
+-- Edit approvals as a side-by-side diff (reika.diffview) against the real
+-- reika-lsp and the fake engine (fixtures/diff-script.json): the edit's
+-- approval opens the current and proposed text in a diff tab, answered
+-- with a key on Neovim 0.9+; before 0.9 the answer is due at once, so the
+-- list prompt asks while the diff tab shows.
+local H = require('helpers')
+
+if not H.need(t, 'REIKA_LSP_BIN', 'REIKA_TEST_FAKEENGINE') then
+  return
+end
+
+local reika = require('reika')
+local client = require('reika.client')
+local approval = require('reika.approval')
+local async = vim.fn.has('nvim-0.9') == 1
+
+local url
+local real_inputlist = approval.inputlist
+
+t.before_each(function()
+  H.capture_notify()
+  url = H.fake_engine(t, 'diff-script.json')
+end)
+
+t.after_each(function()
+  approval.inputlist = real_inputlist
+  client.stop_all()
+  t.wait('every server to exit', function()
+    return next(client.state.records) == nil
+  end)
+  vim.cmd('silent! tabonly')
+  vim.cmd('silent! %bwipeout!')
+end)
+
+local function start()
+  local state = H.tmpdir()
+  local root = H.workspace({ ['a.txt'] = { 'one', 'two', 'three' } })
+  reika.setup({
+    cmd = { os.getenv('REIKA_LSP_BIN') },
+    cmd_env = { XDG_STATE_HOME = state .. '/state', XDG_CONFIG_HOME = state .. '/config' },
+    settings = { baseUrl = url },
+    transcript = { open_on_ask = false },
+  })
+  return root, H.open(t, root, 'a.txt', 60000)
+end
+
+-- shown is what the diff tab shows: each window's lines and 'diff'.
+local function shown()
+  local tab = vim.api.nvim_get_current_tabpage()
+  local out = {}
+  for _, w in ipairs(vim.api.nvim_tabpage_list_wins(tab)) do
+    local b = vim.api.nvim_win_get_buf(w)
+    out[#out + 1] = {
+      name = vim.api.nvim_buf_get_name(b):match('/(%a+)/a%.txt$'),
+      lines = vim.api.nvim_buf_get_lines(b, 0, -1, false),
+      diff = vim.wo[w].diff,
+    }
+  end
+  return out
+end
+
+local want = {
+  { name = 'current', lines = { 'one', 'two', 'three' }, diff = true },
+  { name = 'proposed', lines = { 'one', 'TWO', 'and a half', 'three' }, diff = true },
+}
+
+-- answer runs a turn whose edit needs approval and answers it with key
+-- (0.9+) or the list prompt's action (before). Returns the ask's result
+-- and what the diff tab showed.
+local function answer(key, action)
+  local seen
+  if not async then
+    approval.inputlist = function(items)
+      seen = shown()
+      for _, it in ipairs(items) do
+        if it.title == action then
+          return it
+        end
+      end
+    end
+  end
+  local done
+  reika.ask({
+    prompt = 'edit a.txt',
+    on_done = function(r)
+      done = r
+    end,
+  })
+  if async then
+    t.wait('the diff tab', function()
+      return #vim.api.nvim_list_tabpages() == 2 and #shown() == 2
+    end, 60000)
+    seen = shown()
+    vim.api.nvim_feedkeys(key, 'mx', false)
+  end
+  t.wait('the turn to end', function()
+    return done ~= nil
+  end, 60000)
+  return done, seen
+end
+
+t.it('shows the edit as a diff and allows it with a', function()
+  local root = start()
+  local done, seen = answer('a', 'Allow')
+  t.eq(want, seen)
+  t.eq('done', done.status)
+  t.eq(1, #vim.api.nvim_list_tabpages(), 'the diff tab closed')
+  t.wait('the edit', function()
+    return vim.deep_equal({ 'one', 'TWO', 'and a half', 'three' }, vim.fn.readfile(root .. '/a.txt'))
+  end)
+end)
+
+t.it('denies the edit with d', function()
+  local root = start()
+  local done, seen = answer('d', 'Deny')
+  t.eq(want, seen)
+  t.eq('done', done.status)
+  t.eq({ 'one', 'two', 'three' }, vim.fn.readfile(root .. '/a.txt'))
+  t.truthy(H.has_line(H.transcript(root), 'denied by the user'), vim.inspect(H.transcript(root)))
+end)
