@@ -55,10 +55,50 @@ t.describe('doc/reika.txt', function()
     end
   end)
 
+  t.it('documents every keymap action and buffer key', function()
+    local section = doc:match('%*reika%-setup%*(.-)%*reika%-commands%*')
+    for action, lhs in pairs(require('reika.config').default_keymaps) do
+      t.truthy(section:find(action .. '%s+`' .. vim.pesc(lhs) .. '`'), 'keymap ' .. action)
+    end
+    t.truthy(doc:find('`' .. require('reika.chat').keys.yank_code .. '`', 1, true), 'gy')
+    for _, k in ipairs(require('reika.diffview').keys) do
+      t.truthy(doc:find('`' .. k.lhs .. '`', 1, true), 'diff key ' .. k.lhs)
+    end
+    local prompt = require('reika.prompt').keys
+    for _, lhs in ipairs({ prompt.send_insert, prompt.older, prompt.newer, '<CR>' }) do
+      t.truthy(doc:find('`' .. lhs .. '`', 1, true), 'prompt key ' .. lhs)
+    end
+  end)
+
   t.it('opens with :help', function()
     vim.cmd('set rtp^=' .. vim.fn.fnameescape(plugin))
     vim.cmd('help reika-statusline')
     t.eq('reika.txt', vim.fn.expand('%:t'))
     t.matches('reika%-statusline', vim.api.nvim_get_current_line())
+  end)
+end)
+
+t.describe('README.md', function()
+  local readme = table.concat(vim.fn.readfile(plugin .. '/README.md'), '\n')
+  t.it('names every command, keymap action, option and buffer key', function()
+    for _, c in ipairs(require('reika.commands').list) do
+      t.truthy(readme:find(c.name, 1, true), c.name)
+    end
+    for action, lhs in pairs(require('reika.config').default_keymaps) do
+      t.truthy(readme:find('| `' .. action .. '` | `' .. lhs .. '`', 1, true), 'keymap ' .. action)
+    end
+    for name in pairs(require('reika.config').defaults) do
+      t.truthy(readme:find('| `' .. name .. '` |', 1, true), 'option ' .. name)
+    end
+    for name in pairs(require('reika.config').defaults.transcript) do
+      t.truthy(readme:find('`' .. name .. '`', 1, true), 'transcript option ' .. name)
+    end
+    for _, k in ipairs(require('reika.diffview').keys) do
+      t.truthy(readme:find('`' .. k.lhs .. '`', 1, true), 'diff key ' .. k.lhs)
+    end
+  end)
+
+  t.it('has a lazy.nvim snippet', function()
+    t.truthy(readme:find("dir = '[^']*editors/nvim'"), 'lazy.nvim spec')
   end)
 end)
