@@ -130,7 +130,7 @@ end
 
 -- session_actions asks what to do with the chosen session.
 local function session_actions(c, s, done)
-  local acts = { 'open', 'resume', 'delete' }
+  local acts = { 'open', 'resume', 'rename', 'delete' }
   vim.ui.select(acts, { prompt = 'reika: ' .. M.session_label(s), kind = 'reika.session' }, function(a)
     if a == 'open' then
       open_session(c, s, done)
@@ -138,6 +138,15 @@ local function session_actions(c, s, done)
       sessions_call(c, { action = 'resume', id = s.id }, 'resume', function()
         tell('resumed session ' .. tostring(s.id))
         done('resume', s)
+      end)
+    elseif a == 'rename' then
+      vim.ui.input({ prompt = 'reika: title: ', default = s.title or '' }, function(title)
+        if not title or title:match('^%s*$') then
+          return done(nil, s)
+        end
+        sessions_call(c, { action = 'rename', id = s.id, title = title }, 'rename', function()
+          done('rename', s)
+        end)
       end)
     elseif a == 'delete' then
       sessions_call(c, { action = 'delete', id = s.id }, 'delete', function()
@@ -151,7 +160,7 @@ local function session_actions(c, s, done)
 end
 
 -- sessions lists the workspace's sessions (reika.sessions) to open one
--- read-only, resume or delete it. o: bufnr, on_done(action|nil, session).
+-- read-only, resume, rename or delete it. o: bufnr, on_done(action|nil, session).
 function M.sessions(o)
   o = o or {}
   local done = o.on_done or function() end

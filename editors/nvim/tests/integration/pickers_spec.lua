@@ -114,7 +114,7 @@ local function has_sessions(c)
   return answer.err == nil, answer
 end
 
-t.it(':ReikaSessions opens a session read-only, resumes and deletes one', function()
+t.it(':ReikaSessions opens a session read-only, resumes, renames and deletes one', function()
   local root, c = start()
   local ok, answer = has_sessions(c)
   if not ok then
@@ -164,6 +164,13 @@ t.it(':ReikaSessions opens a session read-only, resumes and deletes one', functi
   t.wait('the resumed session in the status', function()
     return H.status(c).session == first
   end, 30000)
+  local real_input = vim.ui.input
+  vim.ui.input = function(_, on_confirm)
+    on_confirm('the first one')
+  end
+  t.eq('rename', run(id_is(first), 'rename'))
+  vim.ui.input = real_input
+  t.eq('the first one', id_is(first)(select(2, has_sessions(c)).result.sessions).title)
   t.eq('delete', run(id_is(second), 'delete'))
   local _, after = has_sessions(c)
   t.eq(nil, id_is(second)(after.result.sessions), 'the deleted session is gone')
