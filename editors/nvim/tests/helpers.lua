@@ -73,7 +73,7 @@ function H.fake_engine(t, name, ctx)
     error(string.format('the fake engine exited (%s): %s', code, table.concat(errs, '\n')), 0)
   end
   t.matches('^http://127%.0%.0%.1:%d+/v1$', url, 'the fake engine URL')
-  return url
+  return url, job
 end
 
 -- tmp is a directory run.sh removes afterwards.
