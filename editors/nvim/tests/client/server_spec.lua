@@ -430,6 +430,15 @@ t.describe(':checkhealth reika', function()
     t.matches('version: scriptedlsp', text)
     t.matches('engine: reachable, model scripted%-model', text)
     t.matches('context window: 16000 %(from setting%)', text)
+    -- What this Neovim has of the plugin, and what it does instead.
+    if vim.fn.has('nvim-0.10') == 1 then
+      t.matches('transcript: Markdown highlighted with the treesitter markdown parser', text)
+      t.matches('approvals: asynchronous pickers', text)
+    elseif vim.fn.has('nvim-0.8') == 0 then
+      t.matches('transcript: Markdown highlighted with the markdown syntax', text)
+      t.matches('approvals: Neovim before 0.9 needs the answer at once', text)
+      t.matches('diff tab of an edit is answered', text)
+    end
     t.falsy(text:find('ERROR'), text)
     t.falsy(text:find('WARNING'), text)
   end)
