@@ -103,6 +103,20 @@ function View:windows()
   return out
 end
 
+-- at_end reports whether window w shows the last line of a buffer of
+-- count lines on its cursor line: the cursor is on it, or on a closed fold
+-- (a tool call) that ends with it.
+local function at_end(w, count)
+  local row = vim.api.nvim_win_get_cursor(w)[1]
+  if row >= count then
+    return true
+  end
+  local last = vim.api.nvim_win_call(w, function()
+    return vim.fn.foldclosedend(row)
+  end)
+  return last >= count
+end
+
 -- apply adds one reika/transcript event.
 function View:apply(ev)
   local edits = self.model:apply(ev)
@@ -114,7 +128,7 @@ function View:apply(ev)
   if self.opts.follow ~= false then
     local count = vim.api.nvim_buf_line_count(b)
     for _, w in ipairs(self:windows()) do
-      if vim.api.nvim_win_get_cursor(w)[1] >= count then
+      if at_end(w, count) then
         following[#following + 1] = w
       end
     end

@@ -103,6 +103,27 @@ t.describe('chat', function()
     t.eq('func a() {}\nfunc b() {}\n', vim.fn.getreg('a'))
   end)
 
+  t.it('follows the stream past a closed tool-call fold at the end', function()
+    vim.cmd('silent! only')
+    local v = tb.new('/w/chat5', { follow = true })
+    local w = v:open('botright vsplit', true)
+    v:apply(ev('user', 'go'))
+    v:apply(ev('tool_call', 'read', { tool = 'read', args = { path = 'a.go' } }))
+    v:apply(ev('tool_result', 'a.go\nx\ny', { tool = 'read' }))
+    -- The cursor on the closed fold at the end (as k or a click leaves it).
+    local call = vim.api.nvim_buf_line_count(v.bufnr) - 3
+    t.eq('-> read path=a.go', vim.api.nvim_buf_get_lines(v.bufnr, call - 1, call, false)[1])
+    vim.api.nvim_win_set_cursor(w, { call, 0 })
+    t.eq(call, vim.api.nvim_win_call(w, function()
+      return vim.fn.foldclosed(call)
+    end), 'the call is folded')
+    v:apply(ev('assistant', 'The answer', { round = 2, delta = true }))
+    v:apply(ev('assistant', ' streams.', { round = 2, delta = true }))
+    local count = vim.api.nvim_buf_line_count(v.bufnr)
+    t.eq('The answer streams.', vim.api.nvim_buf_get_lines(v.bufnr, count - 1, count, false)[1])
+    t.eq(count, vim.api.nvim_win_get_cursor(w)[1], 'the window follows')
+  end)
+
   t.it('finds code blocks, a streaming one too', function()
     local l = { 'a', '```', 'x', '```', 'b', '~~~lua', 'y', 'z' }
     t.eq({ { 3, 3 }, { 7, 8 } }, chat.code_blocks(l))
