@@ -148,21 +148,31 @@ end
 -- reika.transcript (docs/protocol.md §3.7): a Neovim that starts again on a
 -- workspace whose session resumes shows the conversation so far. A view
 -- that has lines (this Neovim saw the session live, or live events came in
--- while the request ran) is left as it is.
-function M.load_transcript(client)
+-- while the request ran) is left as it is. With o.resumed (a session
+-- resumed with :ReikaSessions) the session's conversation is added under
+-- its header unless the view shows that session last already. o.on_done()
+-- runs when the events are in.
+function M.load_transcript(client, o)
+  o = o or {}
   local root = state.root_of(client.id)
   if not root then
     return
   end
   local view = M.view(root)
-  if #view.model.lines > 0 then
+  local function stale(page_session)
+    if o.resumed then
+      return view.model.session == page_session
+    end
+    return #view.model.lines > 0
+  end
+  if not o.resumed and stale(nil) then
     return
   end
   M.execute(client, protocol.command.transcript, { {} }, function(err, page)
     if err or type(page) ~= 'table' or type(page.events) ~= 'table' then
       return
     end
-    if #view.model.lines > 0 or page.session == '' then
+    if stale(page.session) or page.session == '' then
       return
     end
     local omitted = tonumber(page.omitted) or 0
@@ -175,6 +185,9 @@ function M.load_transcript(client)
     end
     for _, ev in ipairs(page.events) do
       view:apply(ev)
+    end
+    if o.on_done then
+      o.on_done()
     end
   end)
 end

@@ -137,7 +137,14 @@ local function session_actions(c, s, done)
     elseif a == 'resume' then
       sessions_call(c, { action = 'resume', id = s.id }, 'resume', function()
         tell('resumed session ' .. tostring(s.id))
-        done('resume', s)
+        -- The workspace's transcript goes on with that session's
+        -- conversation.
+        client.load_transcript(c, {
+          resumed = true,
+          on_done = function()
+            done('resume', s)
+          end,
+        })
       end)
     elseif a == 'rename' then
       vim.ui.input({ prompt = 'reika: title: ', default = s.title or '' }, function(title)

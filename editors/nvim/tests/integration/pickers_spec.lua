@@ -164,6 +164,16 @@ t.it(':ReikaSessions opens a session read-only, resumes, renames and deletes one
   t.wait('the resumed session in the status', function()
     return H.status(c).session == first
   end, 30000)
+  -- The transcript goes on with the resumed session's conversation.
+  local tr = H.transcript(root)
+  local header
+  for i, l in ipairs(tr) do
+    if l:find('^=== session ') then
+      header = i
+    end
+  end
+  t.eq('=== session ' .. first .. ' ===', tr[header], vim.inspect(tr))
+  t.truthy(H.has_line(vim.list_slice(tr, header), '^> say hello$'), vim.inspect(tr))
   local real_input = vim.ui.input
   vim.ui.input = function(_, on_confirm)
     on_confirm('the first one')
