@@ -174,4 +174,18 @@ M.new_session = actions.new_session
 M.transcript = actions.transcript
 M.show_status = actions.show_status
 
+-- stop stops reika-lsp: the server of bufnr's workspace, or every one
+-- without a bufnr. Its exit shows nothing, even one that force ends with
+-- SIGTERM.
+function M.stop(bufnr, force)
+  if bufnr == nil then
+    client.stop_all(force)
+    return
+  end
+  local c = client.current(bufnr, false)
+  if c then
+    client.stop(c, force)
+  end
+end
+
 return M

@@ -63,7 +63,7 @@ end
 -- knows its SIGTERM was asked for) and waits for its server to exit.
 local function stop(c, force)
   if force then
-    client.stop(c, true)
+    reika.stop(nil, true)
   else
     compat.stop(c)
   end
