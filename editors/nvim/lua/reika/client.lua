@@ -151,12 +151,13 @@ end
 -- while the request ran) is left as it is. With o.resumed (a session
 -- resumed with :ReikaSessions) the session's conversation is added under
 -- its header unless the view shows that session last already. o.on_done()
--- runs when the events are in.
+-- runs when that is done (or there was nothing to do).
 function M.load_transcript(client, o)
   o = o or {}
+  local done = o.on_done or function() end
   local root = state.root_of(client.id)
   if not root then
-    return
+    return done()
   end
   local view = M.view(root)
   local function stale(page_session)
@@ -166,14 +167,14 @@ function M.load_transcript(client, o)
     return #view.model.lines > 0
   end
   if not o.resumed and stale(nil) then
-    return
+    return done()
   end
   M.execute(client, protocol.command.transcript, { {} }, function(err, page)
     if err or type(page) ~= 'table' or type(page.events) ~= 'table' then
-      return
+      return done()
     end
     if stale(page.session) or page.session == '' then
-      return
+      return done()
     end
     local omitted = tonumber(page.omitted) or 0
     if omitted > 0 and page.events[1] then
@@ -186,9 +187,7 @@ function M.load_transcript(client, o)
     for _, ev in ipairs(page.events) do
       view:apply(ev)
     end
-    if o.on_done then
-      o.on_done()
-    end
+    done()
   end)
 end
 
