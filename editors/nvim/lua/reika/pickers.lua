@@ -1,6 +1,7 @@
 -- Choices made with vim.ui.select (telescope, fzf-lua, snacks and dressing
 -- users get their picker): the session mode (:ReikaMode) and the
--- workspace's sessions (:ReikaSessions).
+-- workspace's sessions (:ReikaSessions, reika.sessions: docs/protocol.md
+-- §3.9).
 local client = require('reika.client')
 local format = require('reika.format')
 local protocol = require('reika.protocol')

@@ -1,8 +1,9 @@
 -- The prompt buffer: a split where a prompt is written with normal
 -- editing, sent with <C-s> (and <CR> in normal mode), with earlier prompts
 -- recalled by <C-p> and <C-n> in normal mode, and slash commands completed
--- (omnifunc, <C-x><C-o>) from the server's reika.commands. :ReikaPrompt
--- from Visual mode attaches the selection as :ReikaAsk does.
+-- (omnifunc, <C-x><C-o>) from the server's reika.commands (docs/protocol.md
+-- §3.8). :ReikaPrompt from Visual mode attaches the selection as :ReikaAsk
+-- does.
 local client = require('reika.client')
 local format = require('reika.format')
 local protocol = require('reika.protocol')
