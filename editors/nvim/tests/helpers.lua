@@ -150,7 +150,7 @@ function H.open(t, root, file, timeout)
   end, timeout)
   local c = H.client(root)
   t.wait('the first reika/status', function()
-    return require('reika.status').by_client[c.id] ~= nil
+    return H.status(c) ~= nil
   end, timeout)
   return c
 end
@@ -160,7 +160,7 @@ end
 -- reika.status with it.
 function H.agent_ready(t, c, timeout)
   t.wait('the status of the agent', function()
-    local s = require('reika.status').by_client[c.id]
+    local s = H.status(c)
     return s ~= nil and type(s.model) == 'string' and s.model ~= ''
   end, timeout)
 end
@@ -200,9 +200,10 @@ function H.ask(t, prompt, timeout)
   return done
 end
 
--- status returns the last status of a client.
+-- status returns the last status of a client (its record's).
 function H.status(c)
-  return require('reika.status').by_client[c.id]
+  local rec = require('reika.state').find(c.id)
+  return rec and rec.status or nil
 end
 
 -- transcript returns the lines of a root's transcript buffer (creating it).

@@ -3,19 +3,20 @@
 -- Neovim 0.10+ and User LspProgressUpdate before.
 local compat = require('reika.compat')
 local format = require('reika.format')
+local state = require('reika.state')
 
 local M = {}
 
--- entries[client_id][token] = { title, message, done } (0.10+ only; older
--- releases keep them in client.messages.progress).
-M.entries = {}
+-- A client's progress entries are its record's (reika.state) `progress`:
+-- progress[token] = { title, message } (0.10+ only; older releases keep
+-- them in client.messages.progress).
 
 local function update_entry(client_id, token, value)
-  if type(value) ~= 'table' or token == nil then
+  local rec = state.get(client_id)
+  if type(value) ~= 'table' or token == nil or not rec then
     return
   end
-  local t = M.entries[client_id] or {}
-  M.entries[client_id] = t
+  local t = rec.progress
   if value.kind == 'begin' then
     t[token] = { title = value.title, message = value.message }
   elseif value.kind == 'report' and t[token] then
@@ -31,7 +32,8 @@ function M.get(client_id)
     return ''
   end
   if compat.has('0.10') then
-    return format.progress_text(M.entries[client_id])
+    local rec = state.get(client_id)
+    return format.progress_text(rec and rec.progress)
   end
   local client = vim.lsp.get_client_by_id(client_id)
   if not client or not client.messages then
@@ -75,8 +77,12 @@ function M.setup(group, is_ours, on_change)
   })
 end
 
-M.forget = function(client_id)
-  M.entries[client_id] = nil
+-- forget drops a client's entries (its server exited).
+function M.forget(client_id)
+  local rec = state.get(client_id)
+  if rec then
+    rec.progress = {}
+  end
 end
 
 return M

@@ -4,7 +4,9 @@
 --
 --   workspace = { root, view, client = record|nil, failed, dead = record|nil }
 --   record    = { id, root, workspace, pending = {fn}, inflight = {[req] = cb},
---                 messages = {{seq, type, message}}, stopping }
+--                 messages = {{seq, type, message}}, stopping,
+--                 status (its last reika/status, reika.status),
+--                 progress = {[token] = {title, message}} (reika.progress) }
 local M = {}
 
 M.workspaces = {} -- root -> workspace
@@ -33,6 +35,7 @@ function M.add(id, root)
     inflight = {},
     messages = {},
     stopping = false,
+    progress = {},
   }
   M.records[id] = rec
   ws.client = rec
@@ -43,6 +46,33 @@ end
 -- or one that has exited.
 function M.get(id)
   return id ~= nil and M.records[id] or nil
+end
+
+-- find returns the record of a client id: a running one, or the one whose
+-- death its workspace shows (workspace.dead).
+function M.find(id)
+  local rec = M.get(id)
+  if rec then
+    return rec
+  end
+  for _, ws in pairs(M.workspaces) do
+    if ws.dead and ws.dead.id == id then
+      return ws.dead
+    end
+  end
+  return nil
+end
+
+-- each calls fn(record) for the running clients and the dead ones shown.
+function M.each(fn)
+  for _, rec in pairs(M.records) do
+    fn(rec)
+  end
+  for _, ws in pairs(M.workspaces) do
+    if ws.dead and M.records[ws.dead.id] == nil then
+      fn(ws.dead)
+    end
+  end
 end
 
 -- remove forgets a client that exited; its workspace stays.

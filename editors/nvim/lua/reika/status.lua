@@ -1,16 +1,17 @@
--- The status item: the last reika/status of each client, the highlight
--- groups, and redrawing statuslines when a status arrives.
+-- The status item: the last reika/status of each client (kept in its
+-- record), the highlight groups, and redrawing statuslines when a status
+-- arrives.
 local colour = require('reika.colour')
 local compat = require('reika.compat')
 local format = require('reika.format')
 local spinner = require('reika.spinner')
+local state = require('reika.state')
 
 local M = {}
 
--- by_client[id] = the last status object from that client.
-M.by_client = {}
--- The client whose status arrived last.
-M.last_client = nil
+-- Each client's last status is its record's (reika.state) `status`.
+-- The record whose status arrived last.
+M.last = nil
 -- The number of status notifications received (all clients).
 M.count = 0
 
@@ -184,12 +185,11 @@ end
 
 -- busy reports whether any client's status says a turn runs.
 function M.busy()
-  for _, s in pairs(M.by_client) do
-    if s.busy == true then
-      return true
-    end
-  end
-  return false
+  local busy = false
+  state.each(function(rec)
+    busy = busy or (rec.status ~= nil and rec.status.busy == true)
+  end)
+  return busy
 end
 
 -- redraw refreshes the statuslines, runs the busy sign while a turn runs,
@@ -207,18 +207,30 @@ function M.update(client_id, status)
   if type(status) ~= 'table' then
     return
   end
+  local rec = state.find(client_id)
+  if not rec then
+    return
+  end
   M.ensure_highlights()
-  M.by_client[client_id] = status
-  M.last_client = client_id
+  rec.status = status
+  M.last = rec
   M.count = M.count + 1
   M.redraw()
 end
 
 -- forget drops a client's status (its server exited).
 function M.forget(client_id)
-  M.by_client[client_id] = nil
-  if M.last_client == client_id then
-    M.last_client = next(M.by_client)
+  local rec = state.find(client_id)
+  if rec then
+    rec.status = nil
+  end
+  if M.last and M.last.id == client_id then
+    M.last = nil
+    state.each(function(r)
+      if not M.last and r.status then
+        M.last = r
+      end
+    end)
   end
   M.redraw()
 end
@@ -227,14 +239,12 @@ end
 -- bufnr when there is one, else the last one received.
 function M.get(bufnr_clients)
   for _, id in ipairs(bufnr_clients or {}) do
-    if M.by_client[id] then
-      return M.by_client[id]
+    local rec = state.find(id)
+    if rec and rec.status then
+      return rec.status
     end
   end
-  if M.last_client then
-    return M.by_client[M.last_client]
-  end
-  return nil
+  return M.last and M.last.status or nil
 end
 
 -- lualine_color returns the color of the lualine component for a status:

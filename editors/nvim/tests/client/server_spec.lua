@@ -180,7 +180,7 @@ t.describe('ask', function()
     -- It came the way this Neovim delivers $/progress: LspProgress into the
     -- plugin's entries on 0.10+, the client's own messages before.
     if vim.fn.has('nvim-0.10') == 1 then
-      t.truthy(next(require('reika.progress').entries[c.id] or {}), 'LspProgress entries')
+      t.truthy(next(require('reika.state').get(c.id).progress), 'LspProgress entries')
     else
       t.truthy(next(c.messages.progress), 'client.messages.progress')
     end

@@ -9,13 +9,18 @@ local spinner = require('reika.spinner')
 
 local handler = client.handlers()['reika/status']
 
+-- feed hands a status to the handler as client id would (each client
+-- has its record, reika.state, which holds its status).
 local function feed(id, s)
+  if not client.state.get(id) then
+    client.state.add(id, '/tmp/status-' .. id)
+  end
   handler(nil, s, { client_id = id, method = 'reika/status' })
 end
 
 local function reset()
-  status.by_client = {}
-  status.last_client = nil
+  client.state.reset()
+  status.last = nil
   status.redraw()
 end
 
@@ -120,7 +125,7 @@ t.describe('statusline', function()
     for _, exit in ipairs({ { 0, 0 }, { 0, 15 }, { 1, 0 } }) do
       reset()
       feed(5, { text = 'ctx 1k', level = 'ok' })
-      client.state.add(5, '/tmp').stopping = true
+      client.state.get(5).stopping = true
       client.on_exit(5, exit[1], exit[2])
       t.eq('', reika.statusline(), vim.inspect(exit))
       t.eq(nil, client.state.get(5), 'the record is gone')
@@ -130,10 +135,9 @@ t.describe('statusline', function()
   t.it('takes an exit with code 0 for a stop asked through Neovim (LSP shutdown)', function()
     reset()
     feed(6, { text = 'ctx 1k', level = 'ok' })
-    client.state.add(6, '/tmp/w0')
     client.on_exit(6, 0, 0)
     t.eq('', reika.statusline())
-    t.falsy(client.state.workspace('/tmp/w0').failed, 'autostart stays on')
+    t.falsy(client.state.workspace('/tmp/status-6').failed, 'autostart stays on')
   end)
 
   t.it('shows any exit that was not asked for, by a signal or with a code', function()
@@ -151,7 +155,6 @@ t.describe('statusline', function()
     for i, case in ipairs(cases) do
       local id = 10 + i
       feed(id, { text = 'ctx 1k', level = 'ok', busy = true })
-      client.state.add(id, '/tmp/w' .. i)
       client.on_exit(id, case[1], case[2])
       t.eq('reika-lsp stopped', reika.statusline(), vim.inspect(case))
       t.eq('error', reika.statusline_level())
@@ -159,7 +162,7 @@ t.describe('statusline', function()
       t.matches(case[3], reika.status().tooltip)
       t.matches('^reika: server ' .. case[4] .. '; any :Reika command restarts it$', notes[i].msg)
       t.eq(vim.log.levels.ERROR, notes[i].level)
-      t.eq(true, client.state.workspace('/tmp/w' .. i).failed, 'no autostart')
+      t.eq(true, client.state.workspace('/tmp/status-' .. id).failed, 'no autostart')
     end
     vim.notify = real_notify
   end)
