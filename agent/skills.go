@@ -214,19 +214,22 @@ func (s skillSet) names() []string {
 // skillTool loads a skill's instructions.
 type skillTool struct{ set skillSet }
 
+// skillParams are the skill tool's parameters (agent/tools/params.go).
+type skillParams struct {
+	Name string `json:"name" jsonschema:"The skill's name, as listed."`
+}
+
+var skillDecl = tools.Declare[skillParams]()
+
 func (t skillTool) Spec() ctxwin.ToolSpec {
-	return ctxwin.ToolSpec{Name: NameSkill,
-		Description: "Load the instructions of a skill listed under <skills> in the system message, by its name. Follow them for the task at hand; " +
-			"files they mention are in the skill's folder, which the result names.",
-		Parameters: []byte(`{"type":"object","properties":{"name":{"type":"string","description":"The skill's name, as listed."}},"required":["name"],"additionalProperties":false}`)}
+	return skillDecl.Spec(NameSkill, "Load the instructions of a skill listed under <skills> in the system message, by its name. Follow them for the task at hand; "+
+		"files they mention are in the skill's folder, which the result names.")
 }
 
 func (t skillTool) Run(_ context.Context, _ *tools.Env, raw json.RawMessage) (ctxwin.Result, error) {
-	var args struct {
-		Name string `json:"name"`
-	}
-	if err := json.Unmarshal(raw, &args); err != nil || strings.TrimSpace(args.Name) == "" {
-		return skillError("want {\"name\": string}: the name of a listed skill"), nil
+	args, err := skillDecl.Decode(raw)
+	if err != nil || strings.TrimSpace(args.Name) == "" {
+		return skillError("want %s: the name of a listed skill", skillDecl.Usage()), nil
 	}
 	name := strings.TrimSpace(args.Name)
 	sk, ok := t.set.find(name)

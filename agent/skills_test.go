@@ -89,6 +89,12 @@ func TestSkillToolLoadsTheBody(t *testing.T) {
 	if !res.IsError || !strings.Contains(res.Text, "the skills are pdf") {
 		t.Errorf("unknown skill: %+v", res)
 	}
+	for _, bad := range []string{`{}`, `{"name":" "}`, `{"skill":"pdf"}`, `[`} {
+		res, _ = tool.Run(context.Background(), nil, json.RawMessage(bad))
+		if want := `Error: want {"name": string}: the name of a listed skill`; !res.IsError || res.Text != want {
+			t.Errorf("%s: %q, want %q", bad, res.Text, want)
+		}
+	}
 }
 
 func TestMinimalDropsTheSkillList(t *testing.T) {

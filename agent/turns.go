@@ -82,18 +82,25 @@ func (a *Agent) toolEnv(sess *session, subagents bool) *tools.Env {
 const subagentPrompt = "You are a subagent of Reika, a coding agent. Do the task below with your tools, then answer with a concise report: " +
 	"what you found or did, with file paths and line numbers. The report is all the main agent will see."
 
+// subagentTools are the tools a subagent of a session offering ts gets:
+// the same, less the subagent tool.
+func subagentTools(ts []tools.Tool) []tools.Tool {
+	var out []tools.Tool
+	for _, t := range ts {
+		if t.Spec().Name != tools.NameSubagent {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // subagent runs a child session with its own context on task and returns
 // its report. It shares the model and the tools (but cannot start
 // subagents itself), keeps no log, and counts its prompts in the parent's
 // tally. Its requests say they are a subagent's, so that an engine with
 // several slots keeps them off the session's.
 func (a *Agent) subagent(ctx context.Context, parent *session, task string) (string, error) {
-	var ts []tools.Tool
-	for _, t := range parent.tools {
-		if t.Spec().Name != tools.NameSubagent {
-			ts = append(ts, t)
-		}
-	}
+	ts := subagentTools(parent.tools)
 	system := subagentPrompt + fmt.Sprintf("\n\nEnvironment: the workspace root is %s. Paths are relative to it.", parent.root)
 	child := &session{id: parent.id + "/sub", root: parent.root, dir: parent.dir, results: parent.resultsDir(), info: parent.info, tally: parent.tally, subagent: true,
 		mode: parent.mode, tools: ts, skills: parent.skills}

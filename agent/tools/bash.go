@@ -34,20 +34,25 @@ const bashGrace = 2 * time.Second
 
 type bashTool struct{}
 
-const bashUsage = `{"command": string, "timeout_s"?: integer, "background"?: boolean}`
+// bashParams are bash's parameters (params.go).
+type bashParams struct {
+	Command    string      `json:"command" jsonschema:"The command line, run with bash -c."`
+	Timeout    OptionalInt `json:"timeout_s,omitempty" jsonschema:"Timeout in seconds. Default 120, at most 600."`
+	Background bool        `json:"background,omitempty" jsonschema:"Run a server or watcher that must keep running: returns at once, its output goes to a file, and it runs until the session ends."`
+}
+
+var bashDecl = Declare[bashParams]()
 
 func (bashTool) Spec() ctxwin.ToolSpec {
-	return ctxwin.ToolSpec{Name: NameBash, Description: strings.TrimSpace(bashDescription), Parameters: []byte(`{"type":"object","properties":{"command":{"type":"string","description":"The command line, run with bash -c."},"timeout_s":{"type":"integer","description":"Timeout in seconds. Default 120, at most 600."},"background":{"type":"boolean","description":"Run a server or watcher that must keep running: returns at once, its output goes to a file, and it runs until the session ends."}},"required":["command"],"additionalProperties":false}`)}
+	return bashDecl.Spec(NameBash, strings.TrimSpace(bashDescription))
 }
 
 func (bashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin.Result, error) {
-	a := parseArgs(raw, bashUsage)
-	command := a.str("command", true)
-	timeout, set := a.integer("timeout_s")
-	background := a.boolean("background")
-	if a.err != nil {
-		return errResult(ctxwin.KindBash, "%v", a.err), nil
+	p, err := bashDecl.Decode(raw)
+	if err != nil {
+		return errResult(ctxwin.KindBash, "%v", err), nil
 	}
+	command, timeout, background := p.Command, p.Timeout.N, p.Background
 	if strings.TrimSpace(command) == "" {
 		return errResult(ctxwin.KindBash, "command is empty"), nil
 	}
@@ -60,7 +65,7 @@ func (bashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin.
 	}
 	var notes []string
 	switch {
-	case !set:
+	case !p.Timeout.Set:
 		timeout = BashTimeout
 	case timeout <= 0:
 		return errResult(ctxwin.KindBash, "timeout_s must be a positive number of seconds, not %d", timeout), nil

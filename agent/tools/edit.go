@@ -19,21 +19,26 @@ var editDescription string
 
 type editTool struct{}
 
-const editUsage = `{"path": string, "old_string": string, "new_string": string, "replace_all"?: boolean}`
+// editParams are edit's parameters (params.go).
+type editParams struct {
+	Path       string `json:"path" jsonschema:"File path, relative to the workspace root."`
+	OldString  string `json:"old_string" jsonschema:"The exact text to replace."`
+	NewString  string `json:"new_string" jsonschema:"The text to put in its place."`
+	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"Replace every occurrence of old_string. Default false."`
+}
+
+var editDecl = Declare[editParams]()
 
 func (editTool) Spec() ctxwin.ToolSpec {
-	return ctxwin.ToolSpec{Name: NameEdit, Description: strings.TrimSpace(editDescription), Parameters: []byte(`{"type":"object","properties":{"path":{"type":"string","description":"File path, relative to the workspace root."},"old_string":{"type":"string","description":"The exact text to replace."},"new_string":{"type":"string","description":"The text to put in its place."},"replace_all":{"type":"boolean","description":"Replace every occurrence of old_string. Default false."}},"required":["path","old_string","new_string"],"additionalProperties":false}`)}
+	return editDecl.Spec(NameEdit, strings.TrimSpace(editDescription))
 }
 
 func (editTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin.Result, error) {
-	a := parseArgs(raw, editUsage)
-	p := a.str("path", true)
-	oldStr := a.str("old_string", true)
-	newStr := a.str("new_string", true)
-	all := a.boolean("replace_all")
-	if a.err != nil {
-		return errResult(ctxwin.KindEdit, "%v", a.err), nil
+	args, err := editDecl.Decode(raw)
+	if err != nil {
+		return errResult(ctxwin.KindEdit, "%v", err), nil
 	}
+	p, oldStr, newStr, all := args.Path, args.OldString, args.NewString, args.ReplaceAll
 	if oldStr == "" {
 		return errResult(ctxwin.KindEdit, "old_string is empty; to create a file or replace all of it, use write"), nil
 	}

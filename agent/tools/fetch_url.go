@@ -29,10 +29,15 @@ const (
 
 type fetchTool struct{}
 
-const fetchUsage = `{"url": string}`
+// fetchParams are fetch_url's parameters (params.go).
+type fetchParams struct {
+	URL string `json:"url" jsonschema:"The http or https URL to fetch."`
+}
+
+var fetchDecl = Declare[fetchParams]()
 
 func (fetchTool) Spec() ctxwin.ToolSpec {
-	return ctxwin.ToolSpec{Name: NameFetchURL, Description: strings.TrimSpace(fetchDescription), Parameters: []byte(`{"type":"object","properties":{"url":{"type":"string","description":"The http or https URL to fetch."}},"required":["url"],"additionalProperties":false}`)}
+	return fetchDecl.Spec(NameFetchURL, strings.TrimSpace(fetchDescription))
 }
 
 // Run fetches one http(s) URL, once the user approves it (and again any
@@ -62,11 +67,11 @@ func (fetchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin
 // parsed, without its fragment. The error, the tool's error text, says why
 // the URL cannot be fetched.
 func fetchArgs(raw json.RawMessage) (rawURL string, u *url.URL, err error) {
-	a := parseArgs(raw, fetchUsage)
-	rawURL = strings.TrimSpace(a.str("url", true))
-	if a.err != nil {
-		return "", nil, a.err
+	p, err := fetchDecl.Decode(raw)
+	if err != nil {
+		return "", nil, err
 	}
+	rawURL = strings.TrimSpace(p.URL)
 	u, err = url.Parse(rawURL)
 	if err != nil {
 		return "", nil, fmt.Errorf("invalid URL %q: %w", rawURL, err)

@@ -22,19 +22,24 @@ var globDescription string
 
 type globTool struct{}
 
-const globUsage = `{"pattern": string, "path"?: string}`
+// globParams are glob's parameters (params.go).
+type globParams struct {
+	Pattern string `json:"pattern" jsonschema:"Glob pattern, e.g. **/*.go or src/*.{ts,tsx}."`
+	Path    string `json:"path,omitempty" jsonschema:"Directory to search, relative to the workspace root. Default the workspace root."`
+}
+
+var globDecl = Declare[globParams]()
 
 func (globTool) Spec() ctxwin.ToolSpec {
-	return ctxwin.ToolSpec{Name: NameGlob, Description: strings.TrimSpace(globDescription), Parameters: []byte(`{"type":"object","properties":{"pattern":{"type":"string","description":"Glob pattern, e.g. **/*.go or src/*.{ts,tsx}."},"path":{"type":"string","description":"Directory to search, relative to the workspace root. Default the workspace root."}},"required":["pattern"],"additionalProperties":false}`)}
+	return globDecl.Spec(NameGlob, strings.TrimSpace(globDescription))
 }
 
 func (globTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin.Result, error) {
-	a := parseArgs(raw, globUsage)
-	pattern := strings.TrimSpace(a.str("pattern", true))
-	p := a.str("path", false)
-	if a.err != nil {
-		return errResult(ctxwin.KindGlob, "%v", a.err), nil
+	args, err := globDecl.Decode(raw)
+	if err != nil {
+		return errResult(ctxwin.KindGlob, "%v", err), nil
 	}
+	pattern, p := strings.TrimSpace(args.Pattern), args.Path
 	if filepath.IsAbs(pattern) {
 		return errResult(ctxwin.KindGlob, "pattern %q is absolute; give the directory as path and a relative pattern", pattern), nil
 	}

@@ -27,20 +27,25 @@ const (
 
 type grepTool struct{}
 
-const grepUsage = `{"pattern": string, "path"?: string, "glob"?: string}`
+// grepParams are grep's parameters (params.go).
+type grepParams struct {
+	Pattern string `json:"pattern" jsonschema:"Regular expression (Go RE2 syntax)."`
+	Path    string `json:"path,omitempty" jsonschema:"Directory or file to search, relative to the workspace root. Default the whole workspace."`
+	Glob    string `json:"glob,omitempty" jsonschema:"Only search files matching this pattern, e.g. *.go or src/**/*.ts."`
+}
+
+var grepDecl = Declare[grepParams]()
 
 func (grepTool) Spec() ctxwin.ToolSpec {
-	return ctxwin.ToolSpec{Name: NameGrep, Description: strings.TrimSpace(grepDescription), Parameters: []byte(`{"type":"object","properties":{"pattern":{"type":"string","description":"Regular expression (Go RE2 syntax)."},"path":{"type":"string","description":"Directory or file to search, relative to the workspace root. Default the whole workspace."},"glob":{"type":"string","description":"Only search files matching this pattern, e.g. *.go or src/**/*.ts."}},"required":["pattern"],"additionalProperties":false}`)}
+	return grepDecl.Spec(NameGrep, strings.TrimSpace(grepDescription))
 }
 
 func (grepTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin.Result, error) {
-	a := parseArgs(raw, grepUsage)
-	pattern := a.str("pattern", true)
-	p := a.str("path", false)
-	glob := a.str("glob", false)
-	if a.err != nil {
-		return errResult(ctxwin.KindGrep, "%v", a.err), nil
+	args, err := grepDecl.Decode(raw)
+	if err != nil {
+		return errResult(ctxwin.KindGrep, "%v", err), nil
 	}
+	pattern, p, glob := args.Pattern, args.Path, args.Glob
 	if pattern == "" {
 		return errResult(ctxwin.KindGrep, "pattern is empty"), nil
 	}

@@ -34,10 +34,17 @@ const (
 
 type readTool struct{}
 
-const readUsage = `{"path": string, "start_line"?: integer, "end_line"?: integer}`
+// readParams are read's parameters (params.go).
+type readParams struct {
+	Path      string      `json:"path" jsonschema:"File path, relative to the workspace root."`
+	StartLine OptionalInt `json:"start_line,omitempty" jsonschema:"First line to read (1-based). Default 1."`
+	EndLine   OptionalInt `json:"end_line,omitempty" jsonschema:"Last line to read, inclusive. Default start_line+1999."`
+}
+
+var readDecl = Declare[readParams]()
 
 func (readTool) Spec() ctxwin.ToolSpec {
-	return ctxwin.ToolSpec{Name: NameRead, Description: strings.TrimSpace(readDescription), Parameters: []byte(`{"type":"object","properties":{"path":{"type":"string","description":"File path, relative to the workspace root."},"start_line":{"type":"integer","description":"First line to read (1-based). Default 1."},"end_line":{"type":"integer","description":"Last line to read, inclusive. Default start_line+1999."}},"required":["path"],"additionalProperties":false}`)}
+	return readDecl.Spec(NameRead, strings.TrimSpace(readDescription))
 }
 
 // Run reads the lines asked for of one text file, numbered, with a header
@@ -67,13 +74,12 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin.
 // lines asked for (start_line 0 or absent is 1; end_line absent is
 // ReadLines lines on). The error is the tool's error text.
 func readArgs(raw json.RawMessage) (path string, start, end int, err error) {
-	a := parseArgs(raw, readUsage)
-	path = a.str("path", true)
-	start, hasStart := a.integer("start_line")
-	end, hasEnd := a.integer("end_line")
-	if a.err != nil {
-		return "", 0, 0, a.err
+	p, err := readDecl.Decode(raw)
+	if err != nil {
+		return "", 0, 0, err
 	}
+	path, start, end = p.Path, p.StartLine.N, p.EndLine.N
+	hasStart, hasEnd := p.StartLine.Set, p.EndLine.Set
 	if !hasStart || start == 0 {
 		start = 1 // 0 is taken as "from the top", as models count from 0 at times
 	}

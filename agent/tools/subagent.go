@@ -14,18 +14,23 @@ var subagentDescription string
 
 type subagentTool struct{}
 
-const subagentUsage = `{"task": string}`
+// subagentParams are subagent's parameters (params.go).
+type subagentParams struct {
+	Task string `json:"task" jsonschema:"The task, with everything needed to do it, and what the report should contain."`
+}
+
+var subagentDecl = Declare[subagentParams]()
 
 func (subagentTool) Spec() ctxwin.ToolSpec {
-	return ctxwin.ToolSpec{Name: NameSubagent, Description: strings.TrimSpace(subagentDescription), Parameters: []byte(`{"type":"object","properties":{"task":{"type":"string","description":"The task, with everything needed to do it, and what the report should contain."}},"required":["task"],"additionalProperties":false}`)}
+	return subagentDecl.Spec(NameSubagent, strings.TrimSpace(subagentDescription))
 }
 
 func (subagentTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin.Result, error) {
-	a := parseArgs(raw, subagentUsage)
-	task := strings.TrimSpace(a.str("task", true))
-	if a.err != nil {
-		return errResult(ctxwin.KindSubagent, "%v", a.err), nil
+	p, err := subagentDecl.Decode(raw)
+	if err != nil {
+		return errResult(ctxwin.KindSubagent, "%v", err), nil
 	}
+	task := strings.TrimSpace(p.Task)
 	if task == "" {
 		return errResult(ctxwin.KindSubagent, "task is empty"), nil
 	}

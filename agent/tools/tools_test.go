@@ -21,8 +21,10 @@ func TestDeps(t *testing.T) {
 		"github.com/reika-lsp/reika-lsp/internal/regular",
 		"github.com/reika-lsp/reika-lsp/agent/approval",
 	}
-	// The libraries of globs and of fetch_url's HTML, with their packages.
+	// The libraries of globs, of fetch_url's HTML and of the parameters'
+	// schemas, with their packages.
 	libraries := []string{
+		"github.com/google/jsonschema-go",
 		"github.com/bmatcuk/doublestar/v4",
 		"github.com/JohannesKaufmann/html-to-markdown/v2",
 		"github.com/JohannesKaufmann/dom",
@@ -30,7 +32,7 @@ func TestDeps(t *testing.T) {
 	}
 	for _, d := range deptest.Deps(t, ".") {
 		if !slices.Contains(allowed, d) && !slices.ContainsFunc(libraries, func(l string) bool { return d == l || strings.HasPrefix(d, l+"/") }) {
-			t.Errorf("agent/tools depends on %s; it may import only the standard library, ctxwin, agent/approval, internal/walk, internal/atomicfile, internal/regular, doublestar, html-to-markdown and x/net/html", d)
+			t.Errorf("agent/tools depends on %s; it may import only the standard library, ctxwin, agent/approval, internal/walk, internal/atomicfile, internal/regular, doublestar, html-to-markdown, x/net/html and jsonschema-go", d)
 		}
 	}
 }

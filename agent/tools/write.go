@@ -17,19 +17,24 @@ var writeDescription string
 
 type writeTool struct{}
 
-const writeUsage = `{"path": string, "content": string}`
+// writeParams are write's parameters (params.go).
+type writeParams struct {
+	Path    string `json:"path" jsonschema:"File path, relative to the workspace root."`
+	Content string `json:"content" jsonschema:"The whole new content of the file."`
+}
+
+var writeDecl = Declare[writeParams]()
 
 func (writeTool) Spec() ctxwin.ToolSpec {
-	return ctxwin.ToolSpec{Name: NameWrite, Description: strings.TrimSpace(writeDescription), Parameters: []byte(`{"type":"object","properties":{"path":{"type":"string","description":"File path, relative to the workspace root."},"content":{"type":"string","description":"The whole new content of the file."}},"required":["path","content"],"additionalProperties":false}`)}
+	return writeDecl.Spec(NameWrite, strings.TrimSpace(writeDescription))
 }
 
 func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin.Result, error) {
-	a := parseArgs(raw, writeUsage)
-	p := a.str("path", true)
-	content := a.str("content", true)
-	if a.err != nil {
-		return errResult(ctxwin.KindWrite, "%v", a.err), nil
+	args, err := writeDecl.Decode(raw)
+	if err != nil {
+		return errResult(ctxwin.KindWrite, "%v", err), nil
 	}
+	p, content := args.Path, args.Content
 	pl, err := env.resolve(p)
 	if err != nil {
 		return errResult(ctxwin.KindWrite, "%v", err), nil
