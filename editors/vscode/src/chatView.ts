@@ -66,7 +66,13 @@ export class ChatView implements vscode.WebviewPanelSerializer, vscode.Disposabl
 	/** Shows the chat: the open panel where it is, else a new one beside
 	 * the editor. With focusInput the cursor goes to the input. */
 	show(focusInput: boolean): void {
-		if (this.panel === undefined) {
+		const restored = this.panel === undefined ? restoredChatTab() : undefined;
+		if (restored !== undefined) {
+			// A chat tab VS Code kept across a reload but has not restored yet
+			// (it does so when the tab is shown): show that one, rather than
+			// opening a second beside it.
+			void openTab(restored);
+		} else if (this.panel === undefined) {
 			const panel = vscode.window.createWebviewPanel(
 				ChatViewType,
 				'Reika',
@@ -101,6 +107,18 @@ export class ChatView implements vscode.WebviewPanelSerializer, vscode.Disposabl
 	/** Shows an error the transcript does not carry (see Conversation.addError). */
 	addError(text: string): void {
 		this.conversation.addError(text);
+		this.schedule();
+	}
+
+	/** Shows a message of the server's in the conversation. */
+	addInfo(text: string): void {
+		this.conversation.addInfo(text);
+		this.schedule();
+	}
+
+	/** Ends the turn the server never finished (see Conversation.interrupt). */
+	interrupt(text: string): void {
+		this.conversation.interrupt(text);
 		this.schedule();
 	}
 
@@ -280,4 +298,22 @@ export class ChatView implements vscode.WebviewPanelSerializer, vscode.Disposabl
 </body>
 </html>`;
 	}
+}
+
+/** The chat's tab when VS Code shows one whose panel is not ours yet. */
+function restoredChatTab(): vscode.Tab | undefined {
+	return vscode.window.tabGroups.all
+		.flatMap((g) => g.tabs)
+		.find((t) => t.input instanceof vscode.TabInputWebview && (t.input.viewType === ChatViewType || t.input.viewType.endsWith(`-${ChatViewType}`)));
+}
+
+const groupFocus = ['First', 'Second', 'Third', 'Fourth', 'Fifth', 'Sixth', 'Seventh', 'Eighth'];
+
+/** Makes tab the active editor of its group, and that group the active one. */
+async function openTab(tab: vscode.Tab): Promise<void> {
+	const which = groupFocus[tab.group.viewColumn - 1];
+	if (which !== undefined) {
+		await vscode.commands.executeCommand(`workbench.action.focus${which}EditorGroup`);
+	}
+	await vscode.commands.executeCommand('workbench.action.openEditorAtIndex', tab.group.tabs.indexOf(tab));
 }

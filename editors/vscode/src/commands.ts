@@ -136,7 +136,7 @@ const statusActions: Factory = (ctx) => async () => {
 		return;
 	}
 	const run: Record<typeof pick.id, () => unknown> = {
-		approvals: () => vscode.commands.executeCommand('notifications.showList'),
+		approvals: () => showApproval(ctx),
 		compact: compact(ctx),
 		cancel: cancel(ctx),
 		transcript: showTranscript(ctx),
@@ -147,6 +147,15 @@ const statusActions: Factory = (ctx) => async () => {
 	};
 	await run[pick.id]();
 };
+
+/** "Show the approval…": the chat, where its buttons are, and the diff or
+ * the command it is about, in front. */
+async function showApproval(ctx: Ctx): Promise<void> {
+	ctx.chat.show(false);
+	if (!(await ctx.approvals.reveal())) {
+		vscode.window.setStatusBarMessage('Reika: no approval is waiting.', 5000);
+	}
+}
 
 /** The title bar buttons of an approval's editor (and the palette while
  * one waits): answer it with that action. */

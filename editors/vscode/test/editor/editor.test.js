@@ -17,6 +17,7 @@
 const assert = require('node:assert/strict');
 const { execFile, spawn } = require('node:child_process');
 const fs = require('node:fs');
+const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const readline = require('node:readline');
@@ -422,6 +423,18 @@ test('the extension in real VS Code (code-server) against the fake engine', { ti
 			}, { timeout: hangGuardMs });
 			assert.match(await ed.statusText(), /approval needed/);
 			await ed.shot('edit-approval-diff');
+			// Hidden behind another file, the approval comes back from the
+			// status item's "Show the approval…".
+			await ed.page.click('.monaco-diff-editor .editor.modified .view-lines');
+			await ed.open('big.txt');
+			assert.ok(!(await ed.page.evaluate(diffInFront)), 'big.txt covers the diff');
+			await ed.page.click('[id$="reika.statusItem"]');
+			await ed.page.waitForSelector('.quick-input-widget input', { visible: true, timeout: hangGuardMs });
+			await ed.page.keyboard.type('Show the approval');
+			await ed.waitFor('the status menu to offer the approval', () => /Show the approval/.test(document.querySelector('.quick-input-list .monaco-list-row.focused')?.getAttribute('aria-label') ?? ''));
+			await ed.page.keyboard.press('Enter');
+			await ed.waitFor('the diff in front again', diffInFront);
+			assert.equal((await ed.page.$$('.notifications-center.visible')).length, 0, 'not the notification centre');
 			await chat.evaluate(() => [...document.querySelectorAll('#approval button')].find((b) => b.textContent === 'Allow').click());
 			await chat.waitForFunction(() => document.getElementById('approval').hidden, { timeout: hangGuardMs });
 
@@ -463,7 +476,9 @@ test('the extension in real VS Code (code-server) against the fake engine', { ti
 			assert.ok(log.reasoningClosed, 'the reasoning is collapsed');
 			assert.deepEqual(log.tools, ['read', 'edit']);
 			assert.ok(log.callsClosed, 'the tool calls are collapsed');
-			assert.match(log.expand, /^Show all \d+ lines$/);
+			// The file's 220 lines, not its header line too.
+			assert.equal(log.expand, 'Show all 220 lines');
+			assert.match(await chat.evaluate(() => document.querySelector('.block.tool .result-head').textContent), /^result · 220 lines/);
 			assert.deepEqual(log.strong, ['big.txt', '220', 'Undo']);
 			assert.equal(log.items, 2);
 			// The view follows the theme's colours and a strict content
@@ -599,11 +614,11 @@ test('the extension in real VS Code (code-server) against the fake engine', { ti
 				const row = [...document.querySelectorAll('.action-widget .monaco-list-row')].find((r) => r.textContent.includes('Reika: Compact context'));
 				row.click();
 			});
-			await ed.waitFor('the fold message', () =>
-				[...document.querySelectorAll('.notification-toast .notification-list-item-message')].some((m) => /^Folded \d+ rounds? into a [0-9.]+k?-token recap$/.test(m.textContent)),
-			);
+			// The fold shows in the chat, which is in view: no toast over it.
 			const chat = await ed.chat();
 			await chat.waitForFunction(() => /^⇊ Folded \d+ rounds? into a [0-9.]+k?-token recap$/.test(document.querySelector('#log .block.fold')?.textContent ?? ''), { timeout: hangGuardMs });
+			assert.deepEqual((await ed.toasts()).filter((m) => /Folded/.test(m)), [], 'the fold message is in the chat, not a toast');
+			assert.equal(await chat.evaluate(() => [...document.querySelectorAll('#log .block')].filter((b) => /Folded \d+ rounds?/.test(b.textContent)).length), 1, 'the fold said once');
 			assert.ok(await chat.$('#log .block.note'), 'the note before the fold is a block of its own');
 			await until('the status to drop below 80%', async () => (await percent()) < 80);
 			assert.ok((await percent()) < before);
@@ -612,7 +627,14 @@ test('the extension in real VS Code (code-server) against the fake engine', { ti
 			await ed.shot('compacted');
 		});
 
-		await t.test('the server is restarted after a kill, and the chat keeps the conversation', async () => {
+		await t.test('kill -9 of the server mid-turn: the partial reply stays, the chat says the server stopped, the restart resumes the session', async () => {
+			const chat = await ed.chat();
+			await chat.focus('#input');
+			await ed.page.keyboard.type('Tell me a long story.');
+			await ed.page.keyboard.press('Enter');
+			// The engine streams the start of the reply, then holds.
+			await chat.waitForFunction(() => /Once upon a time/.test(document.querySelector('#log .block.assistant:last-child')?.textContent ?? ''), { timeout: hangGuardMs });
+			const partial = await chat.evaluate(() => document.querySelector('#log .block.assistant:last-child .md').textContent);
 			const argv = [bin, 'serve', '--stdio'];
 			const [pid] = await until('the server process', () => {
 				const p = pidsOf(argv);
@@ -628,8 +650,21 @@ test('the extension in real VS Code (code-server) against the fake engine', { ti
 				const e = document.querySelector('[id$="reika.statusItem"]');
 				return e !== null && new RegExp(src).test(e.textContent.trim());
 			}, chip.source);
-			const chat = await ed.chat();
-			await chat.waitForFunction(() => /main\.go now prints hello from Reika/.test(document.getElementById('log').textContent) && /The checks passed/.test(document.getElementById('log').textContent), { timeout: hangGuardMs });
+			await chat.waitForFunction(() => /The server restarted; session \S+ continues\./.test(document.getElementById('log').textContent), { timeout: hangGuardMs });
+			const after = await chat.evaluate(() => ({
+				log: document.getElementById('log').textContent,
+				cut: document.querySelector('#log .block.assistant .cut')?.textContent ?? '',
+				stopped: [...document.querySelectorAll('#log .block.error')].map((b) => b.textContent).join('|'),
+				progress: document.getElementById('progress').hidden,
+			}));
+			assert.ok(after.log.includes(partial), 'the partial reply is still there');
+			assert.match(after.cut, /cut off: the server stopped/);
+			assert.match(after.stopped, /The server stopped during the turn/);
+			assert.ok(after.progress, 'the turn no longer shows as running');
+			assert.match(after.log, /main\.go now prints hello from Reika/);
+			assert.match(after.log, /The checks passed/);
+			assert.equal(await chat.evaluate(() => document.querySelectorAll('#log .block.session').length), 0, 'the same session, not a new one');
+			assert.deepEqual((await ed.toasts()).filter((m) => /stopped|restart/i.test(m)), [], 'no toast over the chat');
 			await ed.shot('server-restarted');
 		});
 
@@ -663,7 +698,7 @@ test('the extension in real VS Code (code-server) against the fake engine', { ti
 			await ed.keys('Control', 'KeyW');
 		});
 
-		await t.test('the engine going down: one error toast, the red chip and the error in the chat', async () => {
+		await t.test('the engine going down: the red chip and the error in the chat, no toast over it', async () => {
 			engine.kill();
 			await new Promise((resolve) => (engine.exitCode !== null ? resolve() : engine.once('exit', resolve)));
 			await ed.keys('Control', 'Alt', 'KeyR');
@@ -681,9 +716,36 @@ test('the extension in real VS Code (code-server) against the fake engine', { ti
 				probe.remove();
 				return item !== null && getComputedStyle(item).backgroundColor === want;
 			});
-			const errors = (await ed.toasts()).filter((m) => /unreachable|connection refused/i.test(m));
-			assert.equal(errors.length, 1, `one error toast: ${JSON.stringify(await ed.toasts())}`);
+			assert.match(await chat.evaluate(() => document.querySelector('#log .block.error:last-child').textContent), /unreachable|connection refused/i);
+			assert.equal(await chat.evaluate(() => [...document.querySelectorAll('#log .block.error')].filter((b) => /unreachable|connection refused/i.test(b.textContent)).length), 1, 'the error said once');
+			assert.deepEqual((await ed.toasts()).filter((m) => /unreachable|connection refused/i.test(m)), [], 'the chat is in view: no toast over its input');
 			await ed.shot('engine-down');
+		});
+
+		// The server probes the engine until it answers (agent/discovery.go);
+		// a probe that fails keeps the chip red. Something on the engine's
+		// port that drops every connection counts the probes.
+		await t.test('the engine still down: the chip stays red through the server\'s probes', async () => {
+			const port = Number(new URL(engineURL).port);
+			let probes = 0;
+			const dropper = net.createServer((sock) => {
+				probes++;
+				sock.destroy();
+			});
+			await new Promise((resolve, reject) => dropper.once('error', reject).listen(port, '127.0.0.1', resolve));
+			try {
+				let cleared = '';
+				await until('four probes of the engine', async () => {
+					if (!(await ed.statusColouredAs('error'))) {
+						cleared ||= await ed.statusText();
+					}
+					return probes >= 4;
+				});
+				assert.equal(cleared, '', `the chip left the error colour while the engine was down (${probes} probes)`);
+				await ed.shot('engine-still-down');
+			} finally {
+				await new Promise((resolve) => dropper.close(resolve));
+			}
 		});
 
 		// The server finds the engine again by itself (the agent retries
@@ -730,6 +792,12 @@ test('the extension in real VS Code (code-server) against the fake engine', { ti
 		}
 	}
 });
+
+/** Whether the approval's diff is the active editor of its group (runs
+ * in the page). */
+function diffInFront() {
+	return [...document.querySelectorAll('.editor-group-container .tab.active')].some((t) => (t.getAttribute('aria-label') || '').startsWith('main.go: current ↔ proposed'));
+}
 
 /** Whether a tab's label is the chat panel's ("Reika", with ", Editor
  * Group N" when there are several groups). */
