@@ -668,7 +668,14 @@ test('the extension in real VS Code (code-server) against the fake engine', { ti
 			await ed.shot('server-restarted');
 		});
 
-		await t.test('a window reload keeps the chat and its conversation (reika.transcript)', async () => {
+		await t.test('a window reload keeps the chat and its conversation (reika.transcript), a cancelled turn\'s "Cancelled." included', async () => {
+			const before = await ed.chat();
+			await before.focus('#input');
+			await ed.page.keyboard.type('Tell me another long story.');
+			await ed.page.keyboard.press('Enter');
+			await before.waitForFunction(() => /Once upon a time/.test(document.querySelector('#log .block.assistant:last-child')?.textContent ?? '') && document.getElementById('send').textContent === 'Stop', { timeout: hangGuardMs });
+			await before.click('#send');
+			await before.waitForFunction(() => document.querySelector('#log .block:last-child')?.textContent === 'Cancelled.' && document.getElementById('progress').hidden, { timeout: hangGuardMs });
 			await ed.command('Developer: Reload Window');
 			await ed.page.waitForNavigation({ waitUntil: 'domcontentloaded', timeout: hangGuardMs }).catch(() => undefined);
 			await ed.page.waitForSelector('.monaco-workbench .statusbar', { timeout: hangGuardMs });
@@ -677,6 +684,7 @@ test('the extension in real VS Code (code-server) against the fake engine', { ti
 				const l = document.getElementById('log');
 				return /main\.go now prints hello from Reika/.test(l.textContent) && /The checks passed/.test(l.textContent) && l.querySelector('.block.fold') !== null;
 			}, { timeout: hangGuardMs });
+			assert.equal(await chat.evaluate(() => document.querySelector('#log .block:last-child')?.textContent), 'Cancelled.', 'the cancelled turn still says so');
 			assert.equal((await ed.tabs()).filter(isChatTab).length, 1, 'the chat panel came back, once');
 			await ed.shot('after-reload');
 		});
