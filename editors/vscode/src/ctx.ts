@@ -17,8 +17,9 @@ import { Selection, selectionLabel } from './ask';
 import { ApprovalView } from './approvalView';
 import { ClientHost, createClient } from './client';
 import { ChatView } from './chatView';
-import { parseStatus } from './chip';
-import { SaveAfterEdit, SaveAfterEditHost } from './editSave';
+import { parseCommands, parseStatus } from './chip';
+import { SaveAfterEdit } from './editSave';
+import { editorHost } from './editorHost';
 import { ApprovalWaitingContext, ClientName, ExtensionCommands } from './ids';
 import { Toasts } from './messages';
 import {
@@ -67,7 +68,7 @@ export class Ctx implements vscode.Disposable {
 			command: (id) => void this.chatCommand(id),
 			approve: (title) => this.approvals.answer(title),
 			ready: () => this.chat.setAttachment(this.selection?.label),
-		});
+		}, () => (this.config().get<string>(ExtensionSettings.chatLocation) === 'editor' ? 'editor' : 'sidebar'));
 		this.approvals = new ApprovalView(
 			() => this.chat.conversation.latestToolCall,
 			() => this.workspaceFolderPath(),
@@ -307,6 +308,27 @@ export class Ctx implements vscode.Disposable {
 			this.status.noStatusYet();
 		}
 		await this.loadTranscript(client, restart);
+		await this.loadCommands(client);
+	}
+
+	/** The slash commands the chat's input completes (reika.commands). */
+	private async loadCommands(client: LanguageClient): Promise<void> {
+		try {
+			const r: unknown = await client.sendRequest(executeCommandType(ServerCommands.commands), executeCommandParams(ServerCommands.commands, []));
+			this.chat.setCommands(parseCommands(r));
+		} catch (e) {
+			this.log.appendLine(`reika.commands: ${e instanceof Error ? e.message : String(e)}`);
+		}
+	}
+
+	/** Shows the current session's transcript in the chat instead of what
+	 * it shows (a session resumed from the history). */
+	async reloadTranscript(): Promise<void> {
+		const client = await this.runningClient();
+		if (client !== undefined) {
+			this.chat.clear();
+			await this.loadTranscript(client, false);
+		}
 	}
 
 	/** Shows the session's transcript in the chat (after a window reload, or
@@ -422,6 +444,12 @@ export class Ctx implements vscode.Disposable {
 				break;
 			case 'newSession':
 				await vscode.commands.executeCommand(ExtensionCommands.newSession);
+				break;
+			case 'mode':
+				await vscode.commands.executeCommand(ExtensionCommands.switchMode);
+				break;
+			case 'sessions':
+				await vscode.commands.executeCommand(ExtensionCommands.showSessions);
 				break;
 		}
 	}
@@ -558,40 +586,4 @@ export class Ctx implements vscode.Disposable {
 			return false;
 		}
 	}
-}
-
-/** VS Code as the editor of SaveAfterEdit. Every spelling of a URI the
- * server sends maps to the document VS Code has open for it. */
-function editorHost(log: (line: string) => void): SaveAfterEditHost {
-	const uriOf = (uri: string): vscode.Uri => vscode.Uri.parse(uri);
-	const doc = (uri: string): vscode.TextDocument | undefined => {
-		const key = uriOf(uri).toString();
-		return vscode.workspace.textDocuments.find((d) => d.uri.toString() === key);
-	};
-	return {
-		key: (uri) => uriOf(uri).toString(),
-		isDirty: (uri) => doc(uri)?.isDirty === true,
-		save: async (uri) => {
-			const d = doc(uri);
-			if (d === undefined || !d.isDirty) {
-				return true;
-			}
-			if (d.isUntitled) {
-				return false;
-			}
-			const saved = await d.save();
-			return saved || !d.isDirty;
-		},
-		label: (uri) => vscode.workspace.asRelativePath(uriOf(uri), false),
-		warn: (uri, message) => {
-			log(message);
-			void vscode.window.showWarningMessage(message, 'Save', 'Open').then(async (pick) => {
-				if (pick === 'Save') {
-					await doc(uri)?.save();
-				} else if (pick === 'Open') {
-					await vscode.window.showTextDocument(uriOf(uri));
-				}
-			});
-		},
-	};
 }
