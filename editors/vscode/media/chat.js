@@ -36,6 +36,34 @@
 
 	const saved = vscode.getState() || {};
 	input.value = typeof saved.draft === 'string' ? saved.draft : '';
+	/** The prompts sent from this view, oldest first, for Up and Down. */
+	const sent = Array.isArray(saved.sent) ? saved.sent.filter((p) => typeof p === 'string') : [];
+	/** Where Up and Down are in sent (sent.length: the draft). */
+	let recall = sent.length;
+	let draft = '';
+
+	function saveState() {
+		vscode.setState({ draft: input.value, sent: sent.slice(-50) });
+	}
+
+	/** Up at the start of the input shows the previous prompt, Down at its
+	 * end the next one, then what was being typed. */
+	function recallPrompt(step) {
+		const next = recall + step;
+		if (next < 0 || next > sent.length) {
+			return false;
+		}
+		if (recall === sent.length) {
+			draft = input.value;
+		}
+		recall = next;
+		input.value = recall === sent.length ? draft : sent[recall];
+		const at = step < 0 ? 0 : input.value.length;
+		input.setSelectionRange(at, at);
+		saveState();
+		autosize();
+		return true;
+	}
 
 	const scroller = /** @type {HTMLElement} */ (document.querySelector('main'));
 
@@ -220,7 +248,7 @@
 	function complete(name) {
 		input.value = `/${name} `;
 		input.setSelectionRange(input.value.length, input.value.length);
-		vscode.setState({ draft: input.value });
+		saveState();
 		updateSlash();
 		input.focus();
 	}
@@ -236,8 +264,12 @@
 			return;
 		}
 		vscode.postMessage({ type: 'ask', text, attach: attachLabel !== '' && attachOn });
+		if (sent[sent.length - 1] !== text) {
+			sent.push(text);
+		}
+		recall = sent.length;
 		input.value = '';
-		vscode.setState({ draft: '' });
+		saveState();
 		autosize();
 		updateSlash();
 	}
@@ -270,13 +302,22 @@
 				return;
 			}
 		}
+		const plain = !e.shiftKey && !e.altKey && !e.ctrlKey && !e.metaKey && !e.isComposing;
+		if (plain && e.key === 'ArrowUp' && input.selectionStart === 0 && input.selectionEnd === 0 && recallPrompt(-1)) {
+			e.preventDefault();
+			return;
+		}
+		if (plain && e.key === 'ArrowDown' && input.selectionStart === input.value.length && recallPrompt(1)) {
+			e.preventDefault();
+			return;
+		}
 		if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
 			e.preventDefault();
 			submit();
 		}
 	});
 	input.addEventListener('input', () => {
-		vscode.setState({ draft: input.value });
+		saveState();
 		autosize();
 		updateSlash();
 	});

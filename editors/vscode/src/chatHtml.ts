@@ -47,7 +47,7 @@ export function chatHtml(webview: vscode.Webview, extensionUri: vscode.Uri): str
 	<textarea id="input" rows="2" placeholder="Ask Reika…" aria-label="Ask Reika"></textarea>
 	<button id="send" type="button" title="Send (Enter)">Send</button>
 </div>
-<div class="hint">Enter to send · Shift+Enter for a new line · / for commands</div>
+<div class="hint">Enter to send · Shift+Enter for a new line · ↑ earlier prompts · / commands</div>
 </footer>
 <script nonce="${nonce}" src="${media('chat.js').toString()}"></script>
 </body>

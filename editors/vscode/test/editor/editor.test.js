@@ -707,6 +707,36 @@ test('the extension in real VS Code (code-server) against the fake engine', { ti
 			await ed.shot('after-reload');
 		});
 
+		await t.test('showing the chat after a reload that left its tab behind another shows that tab: no third editor group', async () => {
+			const chat = await ed.chat();
+			await chat.focus('#input');
+			await ed.keys('Control', 'KeyP');
+			await ed.page.waitForSelector('.quick-input-widget input', { visible: true, timeout: hangGuardMs });
+			await ed.page.keyboard.type('big.txt');
+			await ed.waitFor('Quick Open to offer big.txt', () => (document.querySelector('.quick-input-list .monaco-list-row.focused')?.getAttribute('aria-label') || '').startsWith('big.txt'));
+			await ed.page.keyboard.press('Enter');
+			const chatBehind = () =>
+				[...document.querySelectorAll('.editor-group-container')].some((g) => {
+					const tabs = [...g.querySelectorAll('.tab')];
+					return tabs.some((t) => /^Reika(,|$)/.test(t.getAttribute('aria-label') || '') && !t.classList.contains('active')) && (g.querySelector('.tab.active')?.getAttribute('aria-label') || '').startsWith('big.txt');
+				});
+			await ed.waitFor('big.txt over the chat in its group', chatBehind);
+			await ed.command('Developer: Reload Window');
+			await ed.page.waitForNavigation({ waitUntil: 'domcontentloaded', timeout: hangGuardMs }).catch(() => undefined);
+			await ed.page.waitForSelector('.monaco-workbench .statusbar', { timeout: hangGuardMs });
+			await ed.waitFor('the chat tab restored behind big.txt', chatBehind);
+			const groups = () => ed.page.$$eval('.editor-group-container', (els) => els.length);
+			const before = await groups();
+			// Reika: Ask (Ctrl+Alt+R) shows the chat as Show Chat does.
+			await ed.keys('Control', 'Alt', 'KeyR');
+			await ed.waitFor('the chat tab in front', () => [...document.querySelectorAll('.editor-group-container .tab.active')].some((t) => /^Reika(,|$)/.test(t.getAttribute('aria-label') || '')));
+			const shown = await ed.chat();
+			await shown.waitForFunction(() => /The checks passed/.test(document.getElementById('log').textContent), { timeout: hangGuardMs });
+			assert.equal(await groups(), before, 'no new editor group');
+			assert.equal((await ed.tabs()).filter(isChatTab).length, 1, 'one chat tab');
+			await ed.shot('show-chat-after-reload');
+		});
+
 		await t.test('the settings editor shows reika.serverPath in the User tab', async () => {
 			await ed.command('Preferences: Open User Settings');
 			await ed.page.waitForSelector('.settings-editor .suggest-input-container textarea, .settings-editor .search-container textarea', { timeout: hangGuardMs });
@@ -850,6 +880,25 @@ test('the extension in real VS Code (code-server) against the fake engine', { ti
 			await ed.page.keyboard.press('Enter');
 			await until('the chip back in code mode', async () => chip.test(await ed.statusText()));
 			await chat.waitForFunction(() => document.getElementById('mode').textContent === 'code', { timeout: hangGuardMs });
+			// Up recalls the prompts sent from this view, Down goes back to
+			// what was being typed.
+			await chat.focus('#input');
+			await ed.page.keyboard.type('draft');
+			await ed.keys('Home');
+			await ed.page.keyboard.press('ArrowUp');
+			assert.equal(await chat.evaluate(() => document.getElementById('input').value), '/mode plan');
+			await ed.page.keyboard.press('ArrowUp');
+			const earlier = await chat.evaluate(() => document.getElementById('input').value);
+			assert.ok(earlier !== '/mode plan' && earlier !== 'draft' && earlier !== '', `an earlier prompt: ${earlier}`);
+			await ed.keys('End');
+			await ed.page.keyboard.press('ArrowDown');
+			await ed.page.keyboard.press('ArrowDown');
+			assert.equal(await chat.evaluate(() => document.getElementById('input').value), 'draft');
+			await chat.evaluate(() => {
+				const i = document.getElementById('input');
+				i.value = '';
+				i.dispatchEvent(new Event('input'));
+			});
 		});
 
 		await t.test('session history: the History button lists the sessions; one opens read-only, and an older one resumes in the chat', async () => {
