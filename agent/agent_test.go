@@ -261,6 +261,11 @@ func TestSecondAskRefusedAndCancel(t *testing.T) {
 	if a.Cancel() {
 		t.Error("Cancel with no turn running returned true")
 	}
+	// The transcript an editor reloads keeps the "Cancelled." line.
+	page, err := a.Transcript(0)
+	if n := len(page.Events); err != nil || n == 0 || page.Events[n-1].Kind != agent.EventInfo || page.Events[n-1].Text != "Cancelled." {
+		t.Errorf("the transcript after a cancel: %v %+v", err, page.Events)
+	}
 }
 
 func TestEngineUnreachable(t *testing.T) {

@@ -75,6 +75,8 @@ func (r *run) end(ctx context.Context, err error) AskResult {
 		return AskResult{Status: AskError, Message: err.Error()}
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
 		r.emit(Event{Kind: EventInfo, Text: "Cancelled."})
+		r.sess.log.append(record{Kind: recInfo, Text: "Cancelled."}) // for reika.transcript after a reload
+		r.sess.log.sync()
 		return AskResult{Status: AskCancelled, Message: "cancelled"}
 	default:
 		r.emit(Event{Kind: EventError, Text: err.Error()})

@@ -13,8 +13,7 @@ import (
 // showed before. It is rebuilt from the session log, the same events, in
 // the same order and with the same texts as the reika/transcript
 // notifications of the turns that wrote it (only what was never logged is
-// missing: the streamed chunks, which the full messages replace, and the
-// "Cancelled." line).
+// missing: the streamed chunks, which the full messages replace).
 
 // Bounds of a transcript page, in characters of event text and arguments.
 const (

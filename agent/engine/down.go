@@ -122,10 +122,12 @@ func (c *Client) whileDown(ctx context.Context, op func() error) error {
 // Probe asks the engine whether it answers, whatever is cached: one GET of
 // the models list (every OpenAI-compatible engine has it). Any answer
 // counts, a refusal of the API key or a 404 included, except those of an
-// engine that is down (502, 503 other than loading, 504). See llm.Prober.
+// engine that is down (502, 503 other than loading, 504), and a connection
+// dropped before any answer (something on the port that is not the engine
+// yet). See llm.Prober.
 func (c *Client) Probe(ctx context.Context) error {
 	_, err := c.get(ctx, c.baseURL+"/models")
-	if err == nil || !engineDown(err) {
+	if err == nil || !engineDown(err) && !isConnectionLost(err) {
 		return nil
 	}
 	c.mu.Lock()

@@ -197,6 +197,24 @@ func TestProbeAsksTheEngine(t *testing.T) {
 	if err := h.c.Probe(ctx(t)); !errors.As(err, &u) {
 		t.Fatalf("Probe with the engine down: %v", err)
 	}
+	// Something on the port that drops every connection is no answer.
+	l, err := net.Listen("tcp", h.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for {
+			conn, err := l.Accept()
+			if err != nil {
+				return
+			}
+			conn.Close()
+		}
+	}()
+	if err := h.c.Probe(ctx(t)); !errors.As(err, &u) {
+		t.Errorf("Probe of a port that drops connections: %v", err)
+	}
+	l.Close()
 	h.start()
 	if err := h.c.Probe(ctx(t)); err != nil {
 		t.Errorf("Probe with the engine back: %v", err)

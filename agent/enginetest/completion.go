@@ -59,7 +59,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		}
 		writeJSON(w, a.status, a.body)
 	case a.req.Stream:
-		s.writeStream(w, a)
+		s.writeStream(w, a, r.Context().Done())
 	default:
 		s.writeCompletion(w, a)
 	}

@@ -246,8 +246,12 @@ type Fault struct {
 	// AfterChunks chunks and ends the stream without [DONE], as llama.cpp
 	// does for an error after streaming started.
 	StreamError bool
-	// AfterChunks is how many data chunks precede Reset, Truncate or
-	// StreamError; 0 means 1 (the role chunk). With Reset, -1 drops the
+	// Hold stops the stream after AfterChunks chunks and keeps the
+	// connection open, sending nothing more, until the client goes away: a
+	// reply cut off mid-stream by something else (the client killed).
+	Hold bool
+	// AfterChunks is how many data chunks precede Reset, Truncate,
+	// StreamError or Hold; 0 means 1 (the role chunk). With Reset, -1 drops the
 	// connection before the response's first byte.
 	AfterChunks int
 	// FirstByteDelay holds the response back before its first byte.

@@ -667,6 +667,45 @@ func TestFaults(t *testing.T) {
 			}
 		}
 	})
+	t.Run("hold", func(t *testing.T) {
+		r := long
+		r.Fault = Fault{Hold: true, AfterChunks: 2}
+		s, c := start(t, Options{Script: Sequence(r)})
+		b, _ := json.Marshal(streamBody)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, "POST", s.URL()+"/chat/completions", bytes.NewReader(b))
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		rd := bufio.NewReader(resp.Body)
+		for n := 0; n < 2; {
+			line, err := rd.ReadString('\n')
+			if err != nil {
+				t.Fatalf("after %d chunks: %v", n, err)
+			}
+			if strings.HasPrefix(line, "data: ") {
+				n++
+			}
+		}
+		// Nothing more comes until the client goes away.
+		got := make(chan string, 1)
+		go func() {
+			rest, _ := io.ReadAll(rd)
+			got <- string(rest)
+		}()
+		select {
+		case rest := <-got:
+			t.Fatalf("the held stream went on: %q", rest)
+		case <-time.After(50 * time.Millisecond):
+		}
+		cancel()
+		if rest := <-got; strings.Contains(rest, "data: ") {
+			t.Errorf("a held stream sent more: %q", rest)
+		}
+	})
 	t.Run("stream error", func(t *testing.T) {
 		r := long
 		r.Fault = Fault{StreamError: true, AfterChunks: 2}

@@ -202,8 +202,9 @@ func (s *Server) streamChunks(a *answer) [][]byte {
 	return chunks
 }
 
-// writeStream writes a streamed reply, applying the request's fault.
-func (s *Server) writeStream(w http.ResponseWriter, a *answer) {
+// writeStream writes a streamed reply, applying the request's fault; done
+// closes when the client has gone away.
+func (s *Server) writeStream(w http.ResponseWriter, a *answer, done <-chan struct{}) {
 	chunks := s.streamChunks(a)
 	f := a.fault
 	if f.Reset && f.AfterChunks < 0 {
@@ -211,7 +212,7 @@ func (s *Server) writeStream(w http.ResponseWriter, a *answer) {
 		return
 	}
 	stopAt := len(chunks)
-	if f.Reset || f.Truncate || f.StreamError {
+	if f.Reset || f.Truncate || f.StreamError || f.Hold {
 		stopAt = f.AfterChunks
 		if stopAt <= 0 {
 			stopAt = 1
@@ -236,6 +237,9 @@ func (s *Server) writeStream(w http.ResponseWriter, a *answer) {
 		s.reset(w, true)
 		return
 	case f.Truncate:
+		return
+	case f.Hold:
+		<-done
 		return
 	case f.StreamError:
 		msg := f.Message

@@ -116,6 +116,7 @@ type FaultSpec struct {
 	Reset            bool   `json:"reset,omitempty"`
 	Truncate         bool   `json:"truncate,omitempty"`
 	StreamError      bool   `json:"stream_error,omitempty"`
+	Hold             bool   `json:"hold,omitempty"`
 	AfterChunks      int    `json:"after_chunks,omitempty"`
 	FirstByteDelayMS int    `json:"first_byte_delay_ms,omitempty"`
 	ParserError      bool   `json:"parser_error,omitempty"`
@@ -283,7 +284,7 @@ func (r ReplySpec) reply(index int) Reply {
 	}
 	if f := r.Fault; f != nil {
 		out.Fault = Fault{Status: f.Status, RetryAfter: f.RetryAfter, Message: f.Message, Body: f.Body,
-			Reset: f.Reset, Truncate: f.Truncate, StreamError: f.StreamError, AfterChunks: f.AfterChunks,
+			Reset: f.Reset, Truncate: f.Truncate, StreamError: f.StreamError, Hold: f.Hold, AfterChunks: f.AfterChunks,
 			FirstByteDelay: time.Duration(f.FirstByteDelayMS) * time.Millisecond, ParserError: f.ParserError}
 	}
 	return out

@@ -22,12 +22,48 @@
 	const ctxShed = $('context-shed');
 	const ctxLabel = $('context-label');
 
+	const slash = $('slash');
+	const modeButton = $('mode');
+
 	let running = false;
+	/** @type {{name: string, description: string, argumentHint?: string}[]} */
+	let commands = [];
+	/** @type {{name: string, description: string, argumentHint?: string}[]} */
+	let matches = [];
+	let selected = 0;
 	let attachLabel = '';
 	let attachOn = true;
 
 	const saved = vscode.getState() || {};
 	input.value = typeof saved.draft === 'string' ? saved.draft : '';
+	/** The prompts sent from this view, oldest first, for Up and Down. */
+	const sent = Array.isArray(saved.sent) ? saved.sent.filter((p) => typeof p === 'string') : [];
+	/** Where Up and Down are in sent (sent.length: the draft). */
+	let recall = sent.length;
+	let draft = '';
+
+	function saveState() {
+		vscode.setState({ draft: input.value, sent: sent.slice(-50) });
+	}
+
+	/** Up at the start of the input shows the previous prompt, Down at its
+	 * end the next one, then what was being typed. */
+	function recallPrompt(step) {
+		const next = recall + step;
+		if (next < 0 || next > sent.length) {
+			return false;
+		}
+		if (recall === sent.length) {
+			draft = input.value;
+		}
+		recall = next;
+		input.value = recall === sent.length ? draft : sent[recall];
+		const at = step < 0 ? 0 : input.value.length;
+		input.setSelectionRange(at, at);
+		saveState();
+		autosize();
+		return true;
+	}
 
 	const scroller = /** @type {HTMLElement} */ (document.querySelector('main'));
 
@@ -118,6 +154,7 @@
 			ctxBar.classList.add(s.level);
 		}
 		ctxLabel.textContent = s.text;
+		modeButton.textContent = s.mode || 'code';
 		ctxBar.title = s.tooltip || s.text;
 		if (typeof s.window === 'number' && s.window > 0) {
 			ctxFill.style.width = `${Math.min(100, (100 * s.size) / s.window).toFixed(1)}%`;
@@ -175,6 +212,47 @@
 		}
 	}
 
+	/** The slash commands the input's first word completes: it starts
+	 * with / and holds no space yet. */
+	function updateSlash() {
+		const m = /^\/(\S*)$/.exec(input.value);
+		matches = m === null ? [] : commands.filter((c) => c.name.startsWith(m[1]));
+		selected = Math.min(selected, Math.max(0, matches.length - 1));
+		slash.textContent = '';
+		slash.hidden = matches.length === 0;
+		matches.forEach((c, i) => {
+			const row = document.createElement('div');
+			row.className = i === selected ? 'item selected' : 'item';
+			row.setAttribute('role', 'option');
+			row.dataset.name = c.name;
+			row.textContent = `/${c.name}`;
+			if (c.argumentHint) {
+				const h = document.createElement('span');
+				h.className = 'hint-arg';
+				h.textContent = c.argumentHint;
+				row.appendChild(h);
+			}
+			const d = document.createElement('span');
+			d.className = 'desc';
+			d.textContent = c.description;
+			row.appendChild(d);
+			row.addEventListener('mousedown', (e) => {
+				e.preventDefault();
+				complete(c.name);
+			});
+			slash.appendChild(row);
+		});
+	}
+
+	/** Puts `/name ` in the input, ready for its argument. */
+	function complete(name) {
+		input.value = `/${name} `;
+		input.setSelectionRange(input.value.length, input.value.length);
+		saveState();
+		updateSlash();
+		input.focus();
+	}
+
 	/** Sends the input; while a turn runs, Enter keeps the text (the Stop
 	 * button stops the turn). */
 	function submit() {
@@ -186,9 +264,14 @@
 			return;
 		}
 		vscode.postMessage({ type: 'ask', text, attach: attachLabel !== '' && attachOn });
+		if (sent[sent.length - 1] !== text) {
+			sent.push(text);
+		}
+		recall = sent.length;
 		input.value = '';
-		vscode.setState({ draft: '' });
+		saveState();
 		autosize();
+		updateSlash();
 	}
 
 	function autosize() {
@@ -197,14 +280,49 @@
 	}
 
 	input.addEventListener('keydown', (e) => {
+		if (matches.length > 0 && !e.isComposing) {
+			if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+				e.preventDefault();
+				selected = (selected + (e.key === 'ArrowDown' ? 1 : matches.length - 1)) % matches.length;
+				updateSlash();
+				return;
+			}
+			const pick = matches[selected];
+			// Tab completes; so does Enter, unless the name is typed out
+			// (then Enter sends it).
+			if (pick && (e.key === 'Tab' || (e.key === 'Enter' && !e.shiftKey && input.value !== `/${pick.name}`))) {
+				e.preventDefault();
+				complete(pick.name);
+				return;
+			}
+			if (e.key === 'Escape') {
+				e.preventDefault();
+				matches = [];
+				slash.hidden = true;
+				return;
+			}
+		}
+		const plain = !e.shiftKey && !e.altKey && !e.ctrlKey && !e.metaKey && !e.isComposing;
+		if (plain && e.key === 'ArrowUp' && input.selectionStart === 0 && input.selectionEnd === 0 && recallPrompt(-1)) {
+			e.preventDefault();
+			return;
+		}
+		if (plain && e.key === 'ArrowDown' && input.selectionStart === input.value.length && recallPrompt(1)) {
+			e.preventDefault();
+			return;
+		}
 		if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
 			e.preventDefault();
 			submit();
 		}
 	});
 	input.addEventListener('input', () => {
-		vscode.setState({ draft: input.value });
+		saveState();
 		autosize();
+		updateSlash();
+	});
+	input.addEventListener('blur', () => {
+		slash.hidden = true;
 	});
 	send.addEventListener('click', () => {
 		if (running) {
@@ -258,6 +376,10 @@
 				break;
 			case 'focus':
 				input.focus();
+				break;
+			case 'commands':
+				commands = Array.isArray(m.commands) ? m.commands : [];
+				updateSlash();
 				break;
 		}
 	});

@@ -23,7 +23,11 @@ export class ApprovalView implements vscode.TextDocumentContentProvider {
 	private readonly docs = new Map<string, string>();
 	private counter = 0;
 	/** The approval waiting for the user (the agent asks one at a time). */
-	private pending: { actions: MessageActionItem[]; settle: (pick: MessageActionItem | undefined) => void } | undefined;
+	private pending:
+		| { actions: MessageActionItem[]; settle: (pick: MessageActionItem | undefined) => void; reveal: (() => Thenable<unknown>) | undefined }
+		| undefined;
+	/** Opens again what the approval being asked showed (set while asking). */
+	private reopen: (() => Thenable<unknown>) | undefined;
 
 	constructor(
 		/** The newest tool call of the transcript. */
@@ -51,6 +55,7 @@ export class ApprovalView implements vscode.TextDocumentContentProvider {
 		const a = parseApproval(params.message);
 		const shown: vscode.Uri[] = [];
 		let message = oneLine(params.message);
+		this.reopen = undefined;
 		try {
 			if (a.kind === 'edit') {
 				message = (await this.showChange(a, shown))
@@ -71,7 +76,7 @@ export class ApprovalView implements vscode.TextDocumentContentProvider {
 					}
 					resolve(pick);
 				};
-				this.pending = { actions, settle };
+				this.pending = { actions, settle, reveal: this.reopen };
 				this.shown({ message, actions: actions.map((x) => x.title) });
 				if (!this.chat.visible()) {
 					void notify(params.type, message, actions).then(settle);
@@ -96,6 +101,17 @@ export class ApprovalView implements vscode.TextDocumentContentProvider {
 		return true;
 	}
 
+	/** Brings what the waiting approval shows (its diff, its command) to the
+	 * front, with the focus; false when no approval waits. */
+	async reveal(): Promise<boolean> {
+		const p = this.pending;
+		if (p === undefined) {
+			return false;
+		}
+		await p.reveal?.();
+		return true;
+	}
+
 	/** Opens the diff of an edit or a write: the current text against the
 	 * proposed one from the tool call, else the server's diff. */
 	private async showChange(a: ParsedApproval, shown: vscode.Uri[]): Promise<boolean> {
@@ -112,6 +128,7 @@ export class ApprovalView implements vscode.TextDocumentContentProvider {
 				shown.push(left, right);
 				const title = `${path.basename(rel)}: ${current === undefined ? 'new file' : 'current'} ↔ proposed by Reika`;
 				await vscode.commands.executeCommand('vscode.diff', left, right, title, this.showOptions());
+				this.reopen = () => vscode.commands.executeCommand('vscode.diff', left, right, title, { ...this.showOptions(), preserveFocus: false });
 				return true;
 			}
 			this.log(`approval: ${a.summary}: cannot show the proposed text (${proposal.reason}); showing the server's diff`);
@@ -122,6 +139,7 @@ export class ApprovalView implements vscode.TextDocumentContentProvider {
 		const diff = this.doc(`diff/${a.path ?? 'change'}.diff`, a.detail);
 		shown.push(diff);
 		await vscode.window.showTextDocument(diff, this.showOptions());
+		this.reopen = () => vscode.window.showTextDocument(diff, { ...this.showOptions(), preserveFocus: false });
 		return true;
 	}
 
@@ -140,6 +158,7 @@ export class ApprovalView implements vscode.TextDocumentContentProvider {
 		const uri = this.doc('command/command.sh', command.endsWith('\n') ? command : `${command}\n`);
 		shown.push(uri);
 		await vscode.window.showTextDocument(uri, this.showOptions());
+		this.reopen = () => vscode.window.showTextDocument(uri, { ...this.showOptions(), preserveFocus: false });
 		const n = lineCount(command);
 		return `Reika wants to run the ${n === 1 ? 'long command' : `${n}-line command`} shown in the editor.`;
 	}

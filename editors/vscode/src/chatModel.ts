@@ -20,8 +20,8 @@ export interface ChatBlock {
 
 type Entry =
 	| { kind: 'user'; ev: TranscriptEvent }
-	| { kind: 'assistant' | 'reasoning'; ev: TranscriptEvent; streaming: boolean }
-	| { kind: 'tool'; call: TranscriptEvent; result?: TranscriptEvent }
+	| { kind: 'assistant' | 'reasoning'; ev: TranscriptEvent; streaming: boolean; cut?: boolean }
+	| { kind: 'tool'; call: TranscriptEvent; result?: TranscriptEvent; cut?: boolean }
 	| { kind: 'result'; ev: TranscriptEvent }
 	| { kind: 'note' | 'fold' | 'shed' | 'info' | 'error'; ev: TranscriptEvent }
 	| { kind: 'session'; session: string }
@@ -111,8 +111,17 @@ export class Conversation {
 			case 'user':
 				this.push({ kind: 'user', ev });
 				return;
-			default:
+			default: {
+				// The server's message that said the same (a fold's) came
+				// first: this block takes its place.
+				const last = this.blocks[this.blocks.length - 1];
+				if (last?.entry.kind === 'info' && last.entry.ev.session === '' && sameMessage(last.entry.ev.text, ev.text)) {
+					last.entry = { kind: ev.kind, ev };
+					this.update(last);
+					return;
+				}
 				this.push({ kind: ev.kind, ev });
+			}
 		}
 	}
 
@@ -129,6 +138,40 @@ export class Conversation {
 			return;
 		}
 		this.push({ kind: 'error', ev: { session: '', turn: 0, round: 0, kind: 'error', text, delta: false } });
+	}
+
+	/** Adds a message of the server's (window/showMessage) as an info
+	 * line, unless one of the newest blocks already says it (a fold is a
+	 * block of its own, and its message says the same). */
+	addInfo(text: string): void {
+		const recent = this.blocks.slice(-3).map((b) => b.entry);
+		if (recent.some((e) => 'ev' in e && e.kind !== 'user' && sameMessage(e.ev.text, text))) {
+			return;
+		}
+		this.push({ kind: 'info', ev: { session: '', turn: 0, round: 0, kind: 'info', text, delta: false } });
+	}
+
+	/** Ends the turn the server did not finish (it stopped): what streamed
+	 * stays, marked as cut off, tools that never answered say so, and text
+	 * says what happened. */
+	interrupt(text: string): void {
+		for (const b of this.streaming.values()) {
+			if (b.entry.kind === 'assistant' || b.entry.kind === 'reasoning') {
+				b.entry = { ...b.entry, streaming: false, cut: true };
+				this.update(b);
+			}
+		}
+		this.streaming.clear();
+		for (const waiting of this.pending.values()) {
+			for (const b of waiting) {
+				if (b.entry.kind === 'tool') {
+					b.entry = { ...b.entry, cut: true };
+					this.update(b);
+				}
+			}
+		}
+		this.pending.clear();
+		this.addError(text);
 	}
 
 	/** Starts over with these events (a transcript from the server). */
@@ -262,15 +305,21 @@ function oneLine(s: string, max: number): string {
 export function resultPreview(text: string): { preview: string; whole: boolean; lines: number } {
 	const lines = text.split('\n');
 	const n = text.endsWith('\n') ? lines.length - 1 : lines.length;
+	// A read's result starts with a header line ("big.txt lines 1-220 of
+	// 220"): the count is of the file's lines, not the header's too.
+	const counted = readHeader.test(lines[0] ?? '') ? n - 1 : n;
 	if (n <= resultPreviewLines + 2 && text.length <= resultPreviewChars) {
-		return { preview: text, whole: true, lines: n }; // hiding a line or two saves nothing
+		return { preview: text, whole: true, lines: counted }; // hiding a line or two saves nothing
 	}
 	let preview = lines.slice(0, resultPreviewLines).join('\n');
 	if (preview.length > resultPreviewChars) {
 		preview = preview.slice(0, resultPreviewChars);
 	}
-	return { preview, whole: preview.length >= text.trimEnd().length, lines: n };
+	return { preview, whole: preview.length >= text.trimEnd().length, lines: counted };
 }
+
+/** The header line of a read tool's result (agent/tools/read.go). */
+const readHeader = /^\S.* lines \d+-\d+ of \d+$/;
 
 function tokensNote(ev: TranscriptEvent | undefined): string {
 	return ev?.tokens !== undefined ? ` · ${formatTokens(ev.tokens)} tokens` : '';
@@ -308,7 +357,10 @@ function renderEntry(e: Entry): string {
 			return html;
 		}
 		case 'assistant':
-			return `<div class="md">${renderMarkdown(e.ev.text)}</div>${e.streaming ? '<span class="cursor"></span>' : ''}`;
+			return (
+				`<div class="md">${renderMarkdown(e.ev.text)}</div>${e.streaming ? '<span class="cursor"></span>' : ''}` +
+				(e.cut === true ? '<div class="cut">… (cut off: the server stopped)</div>' : '')
+			);
 		case 'reasoning':
 			return (
 				`<details class="reasoning"${e.streaming ? ' open' : ''}><summary>${e.streaming ? 'Thinking…' : 'Reasoning'}</summary>` +
@@ -321,7 +373,7 @@ function renderEntry(e: Entry): string {
 			const summary =
 				`<span class="tool-name">${escapeHtml(name)}</span>` +
 				(subject !== '' ? ` <span class="tool-subject">${escapeHtml(subject)}</span>` : '') +
-				(e.result === undefined ? ' <span class="running">running…</span>' : '');
+				(e.result === undefined ? (e.cut === true ? ' <span class="running">no result: the server stopped</span>' : ' <span class="running">running…</span>') : '');
 			const call = `<details class="call"><summary>${summary}</summary><pre class="args">${escapeHtml(args)}</pre></details>`;
 			return call + (e.result !== undefined ? renderResult(e.result) : '');
 		}

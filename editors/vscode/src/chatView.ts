@@ -1,15 +1,17 @@
-// The chat view: one webview panel, reused (revealed where it is, never a
-// second one), restored after a window reload by its serializer. The
-// conversation is rendered by chatModel.ts; media/chat.js puts it in place
-// and sends what the user asks.
+// The chat: one conversation shown in up to two webviews — the sidebar view
+// in the Reika activity bar container, and an editor tab (one panel,
+// reused, revealed where it is, restored after a window reload by its
+// serializer). Both get the same page (chatHtml.ts) and every update; the
+// conversation is rendered once, by chatModel.ts; media/chat.js puts it in
+// place and sends what the user asks.
 
-import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { ApprovalShown } from './approvalView';
 import { FocusGate } from './chatFocus';
 import { ChatBlock, Conversation } from './chatModel';
-import { ChatViewType } from './ids';
-import { Status, TranscriptEvent } from './protocol';
+import { chatHtml } from './chatHtml';
+import { ChatSidebarViewId, ChatViewType } from './ids';
+import { SlashCommand, Status, TranscriptEvent } from './protocol';
 
 /** What the chat asks of the extension. */
 export interface ChatHandlers {
@@ -35,38 +37,75 @@ type ToView =
 	| { type: 'turn'; running: boolean; progress?: string }
 	| { type: 'attachment'; label: string | null }
 	| { type: 'approval'; approval: ApprovalShown | null }
+	| { type: 'commands'; commands: SlashCommand[] }
 	| { type: 'focus' };
 
-export class ChatView implements vscode.WebviewPanelSerializer, vscode.Disposable {
+/** Where the chat opens when it is not open yet (the reika.chatLocation setting). */
+export type ChatLocation = 'sidebar' | 'editor';
+
+export class ChatView implements vscode.WebviewPanelSerializer, vscode.WebviewViewProvider, vscode.Disposable {
 	readonly conversation = new Conversation();
 	private panel: vscode.WebviewPanel | undefined;
+	private view: vscode.WebviewView | undefined;
 	private timer: ReturnType<typeof setTimeout> | undefined;
 	private status: { status: Status | null; problem?: string } = { status: null };
 	private turn: { running: boolean; progress?: string } = { running: false };
 	private attachment: string | null = null;
 	private approval: ApprovalShown | null = null;
+	private commands: SlashCommand[] = [];
 	private readonly focus = new FocusGate();
+	private readonly viewFocus = new FocusGate();
 	private readonly subscriptions: vscode.Disposable[] = [];
 
 	constructor(
 		private readonly extensionUri: vscode.Uri,
 		private readonly handlers: ChatHandlers,
+		private readonly location: () => ChatLocation = () => 'editor',
 	) {}
 
-	/** The column the panel is in; undefined when it is not open. */
+	/** The column the editor tab is in; undefined when it is not open. */
 	column(): vscode.ViewColumn | undefined {
 		return this.panel?.viewColumn;
 	}
 
-	/** Whether the panel is open and visible. */
+	/** Whether the chat is in view, in the sidebar or in its tab. */
 	isVisible(): boolean {
-		return this.panel?.visible === true;
+		return this.panel?.visible === true || this.view?.visible === true;
 	}
 
 	/** Shows the chat: the open panel where it is, else a new one beside
 	 * the editor. With focusInput the cursor goes to the input. */
 	show(focusInput: boolean): void {
-		if (this.panel === undefined) {
+		if (this.panel === undefined && this.location() === 'sidebar') {
+			this.showSidebar(focusInput);
+			return;
+		}
+		this.showTab(focusInput);
+	}
+
+	/** Shows the chat in the sidebar view. */
+	showSidebar(focusInput: boolean): void {
+		if (this.view !== undefined) {
+			this.view.show(!focusInput);
+		} else {
+			// Opens the container and resolves the view (resolveWebviewView).
+			void vscode.commands.executeCommand(`${ChatSidebarViewId}.focus`);
+		}
+		if (focusInput && this.viewFocus.request()) {
+			void this.view?.webview.postMessage({ type: 'focus' });
+		}
+	}
+
+	/** Shows the chat in its editor tab: the open one where it is, else a
+	 * new one beside the editor. */
+	showTab(focusInput: boolean): void {
+		const restored = this.panel === undefined ? restoredChatTab() : undefined;
+		if (restored !== undefined) {
+			// A chat tab VS Code kept across a reload but has not restored yet
+			// (it does so when the tab is shown): show that one, rather than
+			// opening a second beside it.
+			void openTab(restored);
+		} else if (this.panel === undefined) {
 			const panel = vscode.window.createWebviewPanel(
 				ChatViewType,
 				'Reika',
@@ -78,8 +117,24 @@ export class ChatView implements vscode.WebviewPanelSerializer, vscode.Disposabl
 			this.panel.reveal(this.panel.viewColumn, !focusInput);
 		}
 		if (focusInput && this.focus.request()) {
-			this.post({ type: 'focus' });
+			void this.panel?.webview.postMessage({ type: 'focus' });
 		}
+	}
+
+	/** The sidebar view, when VS Code first shows it. */
+	resolveWebviewView(view: vscode.WebviewView): void {
+		this.view = view;
+		this.viewFocus.loading();
+		view.webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'media')] };
+		view.webview.html = chatHtml(view.webview, this.extensionUri);
+		this.subscriptions.push(
+			view.onDidDispose(() => {
+				if (this.view === view) {
+					this.view = undefined;
+				}
+			}),
+			view.webview.onDidReceiveMessage((m: unknown) => this.receive(m, view.webview, this.viewFocus)),
+		);
 	}
 
 	/** Restores the panel VS Code kept across a reload. */
@@ -101,6 +156,18 @@ export class ChatView implements vscode.WebviewPanelSerializer, vscode.Disposabl
 	/** Shows an error the transcript does not carry (see Conversation.addError). */
 	addError(text: string): void {
 		this.conversation.addError(text);
+		this.schedule();
+	}
+
+	/** Shows a message of the server's in the conversation. */
+	addInfo(text: string): void {
+		this.conversation.addInfo(text);
+		this.schedule();
+	}
+
+	/** Ends the turn the server never finished (see Conversation.interrupt). */
+	interrupt(text: string): void {
+		this.conversation.interrupt(text);
 		this.schedule();
 	}
 
@@ -132,6 +199,12 @@ export class ChatView implements vscode.WebviewPanelSerializer, vscode.Disposabl
 		this.post({ type: 'approval', approval: this.approval });
 	}
 
+	/** The slash commands the input completes (reika.commands). */
+	setCommands(commands: SlashCommand[]): void {
+		this.commands = commands;
+		this.post({ type: 'commands', commands });
+	}
+
 	setAttachment(label: string | undefined): void {
 		this.attachment = label ?? null;
 		this.post({ type: 'attachment', label: this.attachment });
@@ -158,35 +231,40 @@ export class ChatView implements vscode.WebviewPanelSerializer, vscode.Disposabl
 		this.panel = panel;
 		this.focus.loading();
 		panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'reika.svg');
-		panel.webview.html = this.html(panel.webview);
+		panel.webview.html = chatHtml(panel.webview, this.extensionUri);
 		this.subscriptions.push(
 			panel.onDidDispose(() => {
 				if (this.panel === panel) {
 					this.panel = undefined;
 				}
 			}),
-			panel.webview.onDidReceiveMessage((m: unknown) => this.receive(m)),
+			panel.webview.onDidReceiveMessage((m: unknown) => this.receive(m, panel.webview, this.focus)),
 		);
 	}
 
-	private receive(raw: unknown): void {
+	/** A message from one of the chat's webviews; a ready one is sent what
+	 * the chat shows, and the focus its gate held. */
+	private receive(raw: unknown, from: vscode.Webview, focus: FocusGate): void {
 		if (raw === null || typeof raw !== 'object') {
 			return;
 		}
 		const m = raw as { type?: unknown; text?: unknown; attach?: unknown; id?: unknown; title?: unknown };
 		switch (m.type) {
-			case 'ready':
-				this.conversation.takeChanged();
-				this.post({ type: 'reset', blocks: this.conversation.all() });
-				this.post({ type: 'status', ...this.status });
-				this.post({ type: 'turn', ...this.turn });
-				this.post({ type: 'attachment', label: this.attachment });
-				this.post({ type: 'approval', approval: this.approval });
-				if (this.focus.ready()) {
-					this.post({ type: 'focus' });
+			case 'ready': {
+				this.flush();
+				const send = (m: ToView): void => void from.postMessage(m);
+				send({ type: 'reset', blocks: this.conversation.all() });
+				send({ type: 'status', ...this.status });
+				send({ type: 'turn', ...this.turn });
+				send({ type: 'attachment', label: this.attachment });
+				send({ type: 'approval', approval: this.approval });
+				send({ type: 'commands', commands: this.commands });
+				if (focus.ready()) {
+					send({ type: 'focus' });
 				}
 				this.handlers.ready();
 				break;
+			}
 			case 'ask':
 				if (typeof m.text === 'string' && m.text.trim() !== '') {
 					this.handlers.ask(m.text, m.attach === true);
@@ -224,60 +302,45 @@ export class ChatView implements vscode.WebviewPanelSerializer, vscode.Disposabl
 	/** Sends a message to the view. Blocks still waiting to be sent go
 	 * first, so the view never shows a turn ended before its last words. */
 	private post(m: ToView): void {
-		if (m.type !== 'upsert' && m.type !== 'reset' && this.timer !== undefined) {
-			clearTimeout(this.timer);
-			this.timer = undefined;
-			const blocks = this.conversation.takeChanged();
-			if (blocks.length > 0) {
-				void this.panel?.webview.postMessage({ type: 'upsert', blocks });
-			}
+		if (m.type !== 'upsert' && m.type !== 'reset') {
+			this.flush();
 		}
-		void this.panel?.webview.postMessage(m);
+		this.send(m);
 	}
 
-	private html(webview: vscode.Webview): string {
-		const media = (f: string): vscode.Uri => webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'media', f));
-		const nonce = randomBytes(16).toString('base64');
-		const csp = [
-			"default-src 'none'",
-			`style-src ${webview.cspSource}`,
-			`font-src ${webview.cspSource}`,
-			`img-src ${webview.cspSource} data:`,
-			`script-src 'nonce-${nonce}'`,
-		].join('; ');
-		return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="stylesheet" href="${media('chat.css').toString()}">
-<title>Reika</title>
-</head>
-<body>
-<header>
-	<div id="context" class="context" title="The context window"><div class="bar"><div id="context-fill" class="fill"></div><div id="context-shed" class="shed" hidden></div></div><span id="context-label" class="label">Reika: starting…</span></div>
-	<div class="tools">
-		<button type="button" data-command="compact" title="Write a note and fold old turns into a recap">Compact</button>
-		<button type="button" data-command="newSession" title="Start a new session">New</button>
-	</div>
-</header>
-<main>
-	<div id="empty">Ask Reika to read, change or run something in this workspace. A selection in the editor is attached to what you send.</div>
-	<div id="log" role="log" aria-live="polite"></div>
-</main>
-<footer>
-	<div id="approval" class="approval" role="alertdialog" aria-labelledby="approval-message" hidden><div id="approval-message"></div><div id="approval-actions" class="approval-actions"></div></div>
-	<div id="progress" hidden></div>
-	<div id="attachment" class="attachment-chip" hidden><span id="attachment-label"></span><button id="detach" type="button" title="Do not attach the selection">×</button></div>
-	<div class="composer">
-		<textarea id="input" rows="2" placeholder="Ask Reika…" aria-label="Ask Reika"></textarea>
-		<button id="send" type="button" title="Send (Enter)">Send</button>
-	</div>
-	<div class="hint">Enter to send · Shift+Enter for a new line</div>
-</footer>
-<script nonce="${nonce}" src="${media('chat.js').toString()}"></script>
-</body>
-</html>`;
+	/** Sends the blocks still waiting to every webview now. */
+	private flush(): void {
+		if (this.timer === undefined) {
+			return;
+		}
+		clearTimeout(this.timer);
+		this.timer = undefined;
+		const blocks = this.conversation.takeChanged();
+		if (blocks.length > 0) {
+			this.send({ type: 'upsert', blocks });
+		}
 	}
+
+	private send(m: ToView): void {
+		void this.panel?.webview.postMessage(m);
+		void this.view?.webview.postMessage(m);
+	}
+}
+
+/** The chat's tab when VS Code shows one whose panel is not ours yet. */
+function restoredChatTab(): vscode.Tab | undefined {
+	return vscode.window.tabGroups.all
+		.flatMap((g) => g.tabs)
+		.find((t) => t.input instanceof vscode.TabInputWebview && (t.input.viewType === ChatViewType || t.input.viewType.endsWith(`-${ChatViewType}`)));
+}
+
+const groupFocus = ['First', 'Second', 'Third', 'Fourth', 'Fifth', 'Sixth', 'Seventh', 'Eighth'];
+
+/** Makes tab the active editor of its group, and that group the active one. */
+async function openTab(tab: vscode.Tab): Promise<void> {
+	const which = groupFocus[tab.group.viewColumn - 1];
+	if (which !== undefined) {
+		await vscode.commands.executeCommand(`workbench.action.focus${which}EditorGroup`);
+	}
+	await vscode.commands.executeCommand('workbench.action.openEditorAtIndex', tab.group.tabs.indexOf(tab));
 }

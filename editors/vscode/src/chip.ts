@@ -3,7 +3,7 @@
 // and stand in when a field is missing. No 'vscode' import: unit-tested in
 // plain node.
 
-import { Level, Status, WindowSource } from './protocol';
+import { Level, SlashCommand, Status, WindowSource } from './protocol';
 
 /** Formats a token count as the chip does: ≥ 10000 as whole k, 1000–9999
  * with one decimal (8.8k), below as the number. */
@@ -130,5 +130,34 @@ export function parseStatus(raw: unknown): Status | undefined {
 		windowSource: source,
 		model: str(r.model),
 		session: str(r.session),
+		...(str(r.mode) !== '' ? { mode: str(r.mode) } : {}),
 	};
+}
+
+/** The session's mode: the status's, else `code` (the server leaves it out
+ * for code). */
+export function modeOf(s: Pick<Status, 'mode'> | undefined): string {
+	return s?.mode !== undefined && s.mode !== '' ? s.mode : 'code';
+}
+
+/** The slash commands of a reika.commands result; what is not one is
+ * left out. */
+export function parseCommands(raw: unknown): SlashCommand[] {
+	const list = (raw as { commands?: unknown } | null)?.commands;
+	if (!Array.isArray(list)) {
+		return [];
+	}
+	const out: SlashCommand[] = [];
+	for (const c of list as Record<string, unknown>[]) {
+		if (c === null || typeof c !== 'object' || typeof c.name !== 'string' || c.name === '') {
+			continue;
+		}
+		out.push({
+			name: c.name,
+			description: str(c.description),
+			...(str(c.argumentHint) !== '' ? { argumentHint: str(c.argumentHint) } : {}),
+			...(str(c.source) !== '' ? { source: str(c.source) } : {}),
+		});
+	}
+	return out;
 }

@@ -5,6 +5,8 @@ import * as vscode from 'vscode';
 import { Ctx } from './ctx';
 import { ExtensionCommandKey } from './ids';
 import { ApprovalActions, executeCommandParams, executeCommandType, ServerCommands } from './protocol';
+import { modeOf } from './chip';
+import { showSessions } from './sessions';
 import { statusMenu } from './tooltip';
 import { runCompact } from './turn';
 
@@ -125,6 +127,37 @@ const newSession: Factory = (ctx) => async () => {
 
 const showTranscript: Factory = (ctx) => () => ctx.chat.show(false);
 
+/** The built-in modes (docs: the reika.mode setting); custom ones are typed. */
+const builtinModes = [
+	{ name: 'code', detail: 'every tool' },
+	{ name: 'plan', detail: 'read-only tools; ends with a plan' },
+	{ name: 'ask', detail: 'read-only; answers questions' },
+];
+
+/** Switch Mode: pick a mode (or type a custom one's name) and send
+ * `/mode NAME`, which the server applies from the next request. */
+const switchMode: Factory = (ctx) => async () => {
+	const current = modeOf(ctx.currentStatus());
+	const other = '$(edit) Another mode…';
+	const items = [
+		...builtinModes.map((m) => ({ label: m.name, description: m.name === current ? `${m.detail} · current` : m.detail })),
+		...(builtinModes.some((m) => m.name === current) ? [] : [{ label: current, description: 'current' }]),
+		{ label: other, description: 'a custom mode of .reika/modes/NAME.md' },
+	];
+	const pick = await vscode.window.showQuickPick(items, { title: 'Reika: Switch Mode', placeHolder: `The mode is ${current}` });
+	let name = pick?.label;
+	if (name === other) {
+		name = await vscode.window.showInputBox({ title: 'Reika: Switch Mode', prompt: 'The name of a custom mode', validateInput: (v) => (/^[a-z0-9][a-z0-9_-]*$/.test(v) ? undefined : 'lowercase letters, digits, - and _') });
+	}
+	if (name === undefined || name === '' || name === current) {
+		return;
+	}
+	await ctx.ask(`/mode ${name}`, undefined);
+};
+
+/** The chat in an editor tab, whatever reika.chatLocation says. */
+const openChatInEditor: Factory = (ctx) => () => ctx.chat.showTab(true);
+
 const restart: Factory = (ctx) => () => ctx.restart();
 
 const showLog: Factory = (ctx) => () => ctx.showLog();
@@ -136,10 +169,11 @@ const statusActions: Factory = (ctx) => async () => {
 		return;
 	}
 	const run: Record<typeof pick.id, () => unknown> = {
-		approvals: () => vscode.commands.executeCommand('notifications.showList'),
+		approvals: () => showApproval(ctx),
 		compact: compact(ctx),
 		cancel: cancel(ctx),
 		transcript: showTranscript(ctx),
+		mode: switchMode(ctx),
 		ask: ask(ctx),
 		restart: restart(ctx),
 		log: showLog(ctx),
@@ -147,6 +181,15 @@ const statusActions: Factory = (ctx) => async () => {
 	};
 	await run[pick.id]();
 };
+
+/** "Show the approval…": the chat, where its buttons are, and the diff or
+ * the command it is about, in front. */
+async function showApproval(ctx: Ctx): Promise<void> {
+	ctx.chat.show(false);
+	if (!(await ctx.approvals.reveal())) {
+		vscode.window.setStatusBarMessage('Reika: no approval is waiting.', 5000);
+	}
+}
 
 /** The title bar buttons of an approval's editor (and the palette while
  * one waits): answer it with that action. */
@@ -168,6 +211,9 @@ export const commandTable: Record<ExtensionCommandKey, Factory> = {
 	save,
 	newSession,
 	showTranscript,
+	openChatInEditor,
+	switchMode,
+	showSessions: (ctx) => () => showSessions(ctx),
 	statusActions,
 	restart,
 	showLog,

@@ -4,29 +4,23 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import * as readline from 'node:readline';
 import * as vscode from 'vscode';
 import {
-	CancellationToken,
 	CancellationTokenSource,
 	CodeActionRequest,
-	DidChangeConfigurationNotification,
 	LanguageClient,
-	LanguageClientOptions,
 	MessageType,
-	ResponseError,
-	ServerOptions,
-	ShowMessageNotification,
-	ShowMessageRequest,
 	State,
-	TransportKind,
+	StateChangeEvent,
 } from 'vscode-languageclient/node';
 import { Selection, selectionLabel } from './ask';
 import { ApprovalView } from './approvalView';
+import { ClientHost, createClient } from './client';
 import { ChatView } from './chatView';
-import { parseStatus } from './chip';
-import { SaveAfterEdit, SaveAfterEditHost } from './editSave';
-import { ApprovalWaitingContext, ClientId, ClientName, ExtensionCommands } from './ids';
+import { parseCommands, parseStatus } from './chip';
+import { SaveAfterEdit } from './editSave';
+import { editorHost } from './editorHost';
+import { ApprovalWaitingContext, ClientName, ExtensionCommands } from './ids';
 import { Toasts } from './messages';
 import {
 	CompactCodeAction,
@@ -35,37 +29,13 @@ import {
 	ServerCommands,
 	SettingsSection,
 	Status,
-	StatusNotification,
-	TranscriptNotification,
 } from './protocol';
 import { QuickActionKinds, quickActions } from './quickActions';
-import { parseServerLine } from './serverLog';
 import { resolveServerPath, ServerPathResult } from './serverPath';
-import {
-	configurationItem,
-	didChangeConfigurationParams,
-	explicitValue,
-	ExtensionSettings,
-	initializationOptions,
-	mapSettings,
-	MappedSettings,
-	RestartSettings,
-} from './settings';
+import { explicitValue, ExtensionSettings, mapSettings, MappedSettings, RestartSettings } from './settings';
 import { StatusItem } from './statusItem';
 import { parseTranscriptEvent } from './transcript';
 import { runTurn } from './turn';
-
-/** How the server is started: `reika-lsp serve` over stdio. The
- * languageclient appends --stdio to the arguments of an executable started
- * with TransportKind.stdio, which the server accepts. */
-function serverOptions(command: string, cwd: string | undefined): ServerOptions {
-	return {
-		command,
-		args: ['serve'],
-		transport: TransportKind.stdio,
-		...(cwd !== undefined ? { options: { cwd } } : {}),
-	};
-}
 
 export class Ctx implements vscode.Disposable {
 	readonly status = new StatusItem();
@@ -85,6 +55,9 @@ export class Ctx implements vscode.Disposable {
 	/** Counts transcript events, so a transcript that arrives after live
 	 * events does not replace them. */
 	private liveEvents = 0;
+	/** Whether the client has run before: a start after that is a restart
+	 * (the languageclient restarts a server that died). */
+	private restarted = false;
 	private readonly subscriptions: vscode.Disposable[] = [];
 
 	constructor(readonly extension: vscode.ExtensionContext) {
@@ -95,7 +68,7 @@ export class Ctx implements vscode.Disposable {
 			command: (id) => void this.chatCommand(id),
 			approve: (title) => this.approvals.answer(title),
 			ready: () => this.chat.setAttachment(this.selection?.label),
-		});
+		}, () => (this.config().get<string>(ExtensionSettings.chatLocation) === 'editor' ? 'editor' : 'sidebar'));
 		this.approvals = new ApprovalView(
 			() => this.chat.conversation.latestToolCall,
 			() => this.workspaceFolderPath(),
@@ -256,8 +229,9 @@ export class Ctx implements vscode.Disposable {
 			return;
 		}
 		this.status.starting();
-		const client = this.createClient(found.path);
+		const client = createClient(this.clientHost(), found.path, this.workspaceFolderPath());
 		this.client = client;
+		this.restarted = false;
 		try {
 			await client.start();
 		} catch (e) {
@@ -319,7 +293,7 @@ export class Ctx implements vscode.Disposable {
 
 	/** What a started (or restarted) server tells a window that attaches:
 	 * its status, and the session's transcript for the chat. */
-	private async afterStart(client: LanguageClient): Promise<void> {
+	private async afterStart(client: LanguageClient, restart = false): Promise<void> {
 		try {
 			const s = parseStatus(
 				await client.sendRequest(executeCommandType(ServerCommands.status), executeCommandParams(ServerCommands.status, [])),
@@ -333,12 +307,36 @@ export class Ctx implements vscode.Disposable {
 		if (this.status.status === undefined && client.isRunning()) {
 			this.status.noStatusYet();
 		}
-		await this.loadTranscript(client);
+		await this.loadTranscript(client, restart);
+		await this.loadCommands(client);
+	}
+
+	/** The slash commands the chat's input completes (reika.commands). */
+	private async loadCommands(client: LanguageClient): Promise<void> {
+		try {
+			const r: unknown = await client.sendRequest(executeCommandType(ServerCommands.commands), executeCommandParams(ServerCommands.commands, []));
+			this.chat.setCommands(parseCommands(r));
+		} catch (e) {
+			this.log.appendLine(`reika.commands: ${e instanceof Error ? e.message : String(e)}`);
+		}
+	}
+
+	/** Shows the current session's transcript in the chat instead of what
+	 * it shows (a session resumed from the history). */
+	async reloadTranscript(): Promise<void> {
+		const client = await this.runningClient();
+		if (client !== undefined) {
+			this.chat.clear();
+			await this.loadTranscript(client, false);
+		}
 	}
 
 	/** Shows the session's transcript in the chat (after a window reload, or
-	 * a server that restarted), unless live events came in meanwhile. */
-	private async loadTranscript(client: LanguageClient): Promise<void> {
+	 * a server that restarted), unless live events came in meanwhile. After
+	 * a restart that resumed the session the chat shows, it keeps what it
+	 * has (more than the log holds: the streamed words of a turn the dead
+	 * server never finished) and says that the session goes on. */
+	private async loadTranscript(client: LanguageClient, restart: boolean): Promise<void> {
 		const before = this.liveEvents;
 		try {
 			const page = await client.sendRequest(
@@ -348,6 +346,10 @@ export class Ctx implements vscode.Disposable {
 			if (this.liveEvents !== before || page.session === '') {
 				return;
 			}
+			if (restart && this.chat.conversation.length > 0 && page.session === this.chat.conversation.session) {
+				this.chat.addLocal(`The server restarted; session ${page.session} continues.`);
+				return;
+			}
 			const events = page.events.map(parseTranscriptEvent).filter((e) => e !== undefined);
 			this.chat.reset(events);
 			if (page.omitted > 0) {
@@ -355,6 +357,75 @@ export class Ctx implements vscode.Disposable {
 			}
 		} catch (e) {
 			this.log.appendLine(`reika.transcript: ${e instanceof Error ? e.message : String(e)}`);
+		}
+	}
+
+	private clientHost(): ClientHost {
+		return {
+			settings: () => this.settings(),
+			applyEdit: (params, next) => this.saveAfterEdit.apply(params, next),
+			status: (s) => this.setStatus(s),
+			transcript: (ev) => {
+				this.liveEvents++;
+				this.chat.add(ev);
+			},
+			message: (type, text) => this.serverMessage(type, text),
+			// Approvals: the diff or the command in an editor, the decision
+			// in the chat, the editor title bar, or a notification when the
+			// chat is not in view (never modal), counted on the status item.
+			approval: async (params, token) => {
+				this.status.approval(1);
+				try {
+					return (await this.approvals.ask(params, token)) ?? null;
+				} finally {
+					this.status.approval(-1);
+				}
+			},
+			state: (client, e) => this.clientState(client, e),
+		};
+	}
+
+	/** window/showMessage: in the chat when it is in view (a toast would
+	 * cover its input), else a toast. The server says each condition once;
+	 * a turn that fails for the same reason does not say it again. */
+	private serverMessage(type: MessageType, text: string): void {
+		if (this.chat.isVisible()) {
+			if (type === MessageType.Error) {
+				this.chat.addError(text);
+			} else {
+				this.chat.addInfo(text);
+			}
+			return;
+		}
+		switch (type) {
+			case MessageType.Error:
+				this.toastError(text);
+				break;
+			case MessageType.Warning:
+				void vscode.window.showWarningMessage(text);
+				break;
+			default:
+				void vscode.window.showInformationMessage(text);
+		}
+	}
+
+	private clientState(client: LanguageClient, e: StateChangeEvent): void {
+		if (this.client !== client) {
+			return;
+		}
+		if (e.newState === State.Starting) {
+			this.status.starting();
+			this.chat.setStatus(undefined);
+		} else if (e.newState === State.Stopped) {
+			this.status.problem('stopped', 'The server stopped. Run Reika: Restart Server, or see the server log.');
+			this.chat.setStatus(undefined, 'the server stopped');
+		} else if (e.newState === State.Running && e.oldState === State.Starting) {
+			// The languageclient restarted a server that died: show what the
+			// new one knows.
+			if (this.restarted) {
+				void this.afterStart(client, true);
+			}
+			this.restarted = true;
 		}
 	}
 
@@ -373,6 +444,12 @@ export class Ctx implements vscode.Disposable {
 				break;
 			case 'newSession':
 				await vscode.commands.executeCommand(ExtensionCommands.newSession);
+				break;
+			case 'mode':
+				await vscode.commands.executeCommand(ExtensionCommands.switchMode);
+				break;
+			case 'sessions':
+				await vscode.commands.executeCommand(ExtensionCommands.showSessions);
 				break;
 		}
 	}
@@ -464,112 +541,6 @@ export class Ctx implements vscode.Disposable {
 		}
 	}
 
-	private createClient(command: string): LanguageClient {
-		const clientOptions: LanguageClientOptions = {
-			documentSelector: [{ scheme: 'file' }, { scheme: 'untitled' }],
-			initializationOptions: () => initializationOptions(this.settings().settings),
-			synchronize: { configurationSection: SettingsSection },
-			// The server's stderr is its log: each line at its own level,
-			// not all of them as errors (the languageclient's default).
-			stdioOptions: { stdout: pipeLog, stderr: pipeLog },
-			middleware: {
-				// Compact context from the Source Action menu runs through our
-				// command, for the same cancellable progress as the palette's.
-				provideCodeActions: async (document, range, context, token, next) => {
-					const actions = await next(document, range, context, token);
-					return actions?.map((a) => {
-						if (a instanceof vscode.CodeAction && a.command?.command === ServerCommands.compact) {
-							a.command = { title: a.command.title, command: ExtensionCommands.compact };
-						}
-						return a;
-					});
-				},
-				workspace: {
-					// The agent's edits of open files: saved when they had
-					// no unsaved changes, before the server is answered.
-					handleApplyEdit: (params, next) => this.saveAfterEdit.apply(params, async (p) => next(p, CancellationToken.None)),
-					// Answer for our section with the mapped settings: the raw
-					// configuration holds keys (serverPath, trace) and defaults
-					// the server must not see.
-					configuration: async (params, token, next) => {
-						const settings = this.settings().settings;
-						const own = params.items.map((item) => configurationItem(item.section, settings));
-						if (own.every((o) => o.handled)) {
-							return own.map((o) => o.value);
-						}
-						const theirs = await next(params, token);
-						if (theirs instanceof ResponseError) {
-							return theirs;
-						}
-						return own.map((o, i) => (o.handled ? o.value : theirs[i]));
-					},
-					didChangeConfiguration: async () => {
-						await client.sendNotification(
-							DidChangeConfigurationNotification.type,
-							didChangeConfigurationParams(this.settings().settings),
-						);
-					},
-				},
-			},
-		};
-		const client = new LanguageClient(ClientId, ClientName, serverOptions(command, this.workspaceFolderPath()), clientOptions);
-		client.onNotification(StatusNotification, (raw: unknown) => {
-			const s = parseStatus(raw);
-			if (s !== undefined) {
-				this.setStatus(s);
-			}
-		});
-		client.onNotification(TranscriptNotification, (raw: unknown) => {
-			const ev = parseTranscriptEvent(raw);
-			if (ev !== undefined) {
-				this.liveEvents++;
-				this.chat.add(ev);
-			}
-		});
-		// The server says each condition once; a turn that fails for the
-		// same reason does not say it again (see toastError).
-		client.onNotification(ShowMessageNotification.type, (p) => {
-			switch (p.type) {
-				case MessageType.Error:
-					this.toastError(p.message);
-					break;
-				case MessageType.Warning:
-					void vscode.window.showWarningMessage(p.message);
-					break;
-				default:
-					void vscode.window.showInformationMessage(p.message);
-			}
-		});
-		// Approvals: the diff or the command in an editor, the decision in a
-		// notification, the chat and the editor title bar (never modal),
-		// counted on the status item meanwhile.
-		client.onRequest(ShowMessageRequest.type, async (params, token) => {
-			this.status.approval(1);
-			try {
-				return (await this.approvals.ask(params, token)) ?? null;
-			} finally {
-				this.status.approval(-1);
-			}
-		});
-		client.onDidChangeState((e) => {
-			if (this.client !== client) {
-				return;
-			}
-			if (e.newState === State.Starting) {
-				this.status.starting();
-				this.chat.setStatus(undefined);
-			} else if (e.newState === State.Stopped) {
-				this.status.problem('stopped', 'The server stopped. Run Reika: Restart Server, or see the server log.');
-				this.chat.setStatus(undefined, 'the server stopped');
-			} else if (e.newState === State.Running && e.oldState === State.Starting && this.turn === undefined) {
-				// The languageclient restarted a server that died: show what
-				// the new one knows.
-				void this.afterStart(client);
-			}
-		});
-		return client;
-	}
-
 	/** The extension's lightbulb and Ctrl+. actions (quickActions.ts). VS
 	 * Code never asks the languageclient's provider for them: it offers
 	 * source actions only, which Ctrl+. leaves out. */
@@ -615,48 +586,4 @@ export class Ctx implements vscode.Disposable {
 			return false;
 		}
 	}
-}
-
-/** Writes each line of a server output stream to the log at its level. */
-function pipeLog(input: NodeJS.ReadableStream, channel: vscode.LogOutputChannel): void {
-	readline.createInterface({ input, crlfDelay: Infinity, terminal: false, historySize: 0 }).on('line', (raw: string) => {
-		const { level, text } = parseServerLine(raw);
-		channel[level](text);
-	});
-}
-
-/** VS Code as the editor of SaveAfterEdit. Every spelling of a URI the
- * server sends maps to the document VS Code has open for it. */
-function editorHost(log: (line: string) => void): SaveAfterEditHost {
-	const uriOf = (uri: string): vscode.Uri => vscode.Uri.parse(uri);
-	const doc = (uri: string): vscode.TextDocument | undefined => {
-		const key = uriOf(uri).toString();
-		return vscode.workspace.textDocuments.find((d) => d.uri.toString() === key);
-	};
-	return {
-		key: (uri) => uriOf(uri).toString(),
-		isDirty: (uri) => doc(uri)?.isDirty === true,
-		save: async (uri) => {
-			const d = doc(uri);
-			if (d === undefined || !d.isDirty) {
-				return true;
-			}
-			if (d.isUntitled) {
-				return false;
-			}
-			const saved = await d.save();
-			return saved || !d.isDirty;
-		},
-		label: (uri) => vscode.workspace.asRelativePath(uriOf(uri), false),
-		warn: (uri, message) => {
-			log(message);
-			void vscode.window.showWarningMessage(message, 'Save', 'Open').then(async (pick) => {
-				if (pick === 'Save') {
-					await doc(uri)?.save();
-				} else if (pick === 'Open') {
-					await vscode.window.showTextDocument(uriOf(uri));
-				}
-			});
-		},
-	};
 }

@@ -4,8 +4,9 @@
 import * as vscode from 'vscode';
 import { commandTable } from './commands';
 import { Ctx } from './ctx';
-import { ApprovalScheme, ChatViewType, ExtensionCommandKey, ExtensionCommands } from './ids';
+import { ApprovalScheme, ChatSidebarViewId, ChatViewType, ExtensionCommandKey, ExtensionCommands } from './ids';
 import { QuickActionKinds } from './quickActions';
+import { SessionScheme, sessionDocs } from './sessions';
 
 let ctx: Ctx | undefined;
 
@@ -15,7 +16,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 	context.subscriptions.push(
 		c,
 		vscode.window.registerWebviewPanelSerializer(ChatViewType, c.chat),
+		vscode.window.registerWebviewViewProvider(ChatSidebarViewId, c.chat, { webviewOptions: { retainContextWhenHidden: true } }),
 		vscode.workspace.registerTextDocumentContentProvider(ApprovalScheme, c.approvals),
+		vscode.workspace.registerTextDocumentContentProvider(SessionScheme, sessionDocs),
 		vscode.languages.registerCodeActionsProvider(
 			[{ scheme: 'file' }, { scheme: 'untitled' }],
 			{ provideCodeActions: (doc, range, context) => c.provideQuickActions(doc, range, context) },

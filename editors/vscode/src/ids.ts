@@ -10,6 +10,9 @@ export const ExtensionCommands = {
 	save: 'reika.saveTranscript',
 	newSession: 'reika.startNewSession',
 	showTranscript: 'reika.showTranscript',
+	openChatInEditor: 'reika.openChatInEditor',
+	switchMode: 'reika.switchMode',
+	showSessions: 'reika.showSessions',
 	statusActions: 'reika.statusActions',
 	restart: 'reika.restartServer',
 	showLog: 'reika.showServerLog',
@@ -22,6 +25,10 @@ export type ExtensionCommandKey = keyof typeof ExtensionCommands;
 
 /** The status bar item's id. */
 export const StatusItemId = 'reika.statusItem';
+/** The chat's sidebar view (in the Reika activity bar container). */
+export const ChatSidebarViewId = 'reika.chatView';
+/** The extension setting that says where the chat opens. */
+export const ChatLocationSetting = 'chatLocation';
 /** The chat panel's view type (its serializer restores it after a reload). */
 export const ChatViewType = 'reika.chat';
 /** The context key that is true while an approval waits for the user. */

@@ -25,6 +25,8 @@ export const ServerCommands = {
 	save: 'reika.save',
 	newSession: 'reika.newSession',
 	transcript: 'reika.transcript',
+	commands: 'reika.commands',
+	sessions: 'reika.sessions',
 } as const;
 
 export type ServerCommand = (typeof ServerCommands)[keyof typeof ServerCommands];
@@ -64,6 +66,8 @@ export interface Status {
 	windowSource: WindowSource;
 	model: string;
 	session: string;
+	/** The session's mode; the server sends it only when it is not `code`. */
+	mode?: string;
 }
 
 export type TranscriptKind =
@@ -148,6 +152,37 @@ export interface TranscriptPage {
 	omitted: number;
 }
 
+/** One slash command of `reika.commands` (docs/protocol.md §3.8). */
+export interface SlashCommand {
+	name: string;
+	description: string;
+	argumentHint?: string;
+	source?: string;
+}
+
+export interface CommandsResult {
+	commands: SlashCommand[];
+}
+
+/** One session of `reika.sessions` list (docs/protocol.md §3.9). */
+export interface SessionInfo {
+	id: string;
+	title: string;
+	started: string;
+	updated: string;
+	turns: number;
+	bytes: number;
+	current: boolean;
+}
+
+/** The argument of `reika.sessions`. */
+export type SessionsArgs =
+	| { action: 'list' }
+	| { action: 'open'; id: string; maxChars?: number }
+	| { action: 'resume'; id: string }
+	| { action: 'rename'; id: string; title: string }
+	| { action: 'delete'; id: string };
+
 /** What each server command takes and answers. */
 export interface CommandSignatures {
 	'reika.ask': { args: [AskArgs]; result: AskResult };
@@ -157,6 +192,8 @@ export interface CommandSignatures {
 	'reika.save': { args: [SaveArgs]; result: SaveResult };
 	'reika.newSession': { args: []; result: NewSessionResult };
 	'reika.transcript': { args: [TranscriptArgs] | []; result: TranscriptPage };
+	'reika.commands': { args: []; result: CommandsResult };
+	'reika.sessions': { args: [SessionsArgs]; result: unknown };
 }
 
 /** workspace/executeCommand typed by the command's result. */

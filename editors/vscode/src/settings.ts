@@ -41,6 +41,7 @@ export type ServerSettingKey = (typeof ServerSettings)[number]['key'];
 export const ExtensionSettings = {
 	serverPath: 'serverPath',
 	trace: 'trace.server',
+	chatLocation: 'chatLocation',
 } as const;
 
 /** Changing these needs a server restart (the languageclient applies

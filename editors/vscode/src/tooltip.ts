@@ -85,7 +85,7 @@ export function tooltipMarkdown(s: Status, approvalsWaiting = 0): string {
 
 /** An action the status item's click offers. */
 export interface MenuAction {
-	id: 'approvals' | 'compact' | 'cancel' | 'transcript' | 'ask' | 'restart' | 'log' | 'settings';
+	id: 'approvals' | 'compact' | 'cancel' | 'transcript' | 'mode' | 'ask' | 'restart' | 'log' | 'settings';
 	label: string;
 	description?: string;
 }
@@ -117,6 +117,7 @@ export function statusMenu(s: Status | undefined, running: boolean, approvalsWai
 			description: busy ? 'stop the running turn' : 'no turn is running',
 		},
 		{ id: 'transcript', label: '$(comment-discussion) Show chat' },
+		{ id: 'mode', label: '$(symbol-enum) Switch mode…', description: `now ${s?.mode !== undefined && s.mode !== '' ? s.mode : 'code'}` },
 		{ id: 'ask', label: '$(comment-discussion) Ask…' },
 	];
 }

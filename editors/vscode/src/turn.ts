@@ -3,7 +3,15 @@
 // cancels the request ($/cancelRequest, which stops it).
 
 import * as vscode from 'vscode';
-import { CancellationTokenSource, LanguageClient, LSPErrorCodes, ProgressToken, ResponseError, WorkDoneProgress } from 'vscode-languageclient/node';
+import {
+	CancellationTokenSource,
+	ErrorCodes,
+	LanguageClient,
+	LSPErrorCodes,
+	ProgressToken,
+	ResponseError,
+	WorkDoneProgress,
+} from 'vscode-languageclient/node';
 import { askArgs, askOutcome, Selection, shorten } from './ask';
 import type { Ctx } from './ctx';
 import { CompactResult, executeCommandParams, executeCommandType, ServerCommands } from './protocol';
@@ -20,6 +28,16 @@ export function newToken(): ProgressToken {
 export function isCancelled(e: unknown): boolean {
 	return e instanceof ResponseError && e.code === LSPErrorCodes.RequestCancelled;
 }
+
+/** Whether e is the answer to a request the server never answered because
+ * it stopped (the languageclient rejects what is pending when the
+ * connection closes). */
+export function isServerGone(e: unknown): boolean {
+	return e instanceof ResponseError && e.code === ErrorCodes.PendingResponseRejected;
+}
+
+/** What the chat says of a turn the server stopped in. */
+export const serverStoppedText = 'The server stopped during the turn; what it had sent is above. It is restarted, and the session continues.';
 
 /** Runs one turn; resolves when it has ended. */
 export async function runTurn(ctx: Ctx, client: LanguageClient, prompt: string, selection: Selection | undefined): Promise<void> {
@@ -38,6 +56,7 @@ export async function runTurn(ctx: Ctx, client: LanguageClient, prompt: string, 
 	});
 	let message: string | undefined;
 	let done = false;
+	let stopped = false;
 	try {
 		const r = await client.sendRequest(
 			executeCommandType(ServerCommands.ask),
@@ -52,7 +71,9 @@ export async function runTurn(ctx: Ctx, client: LanguageClient, prompt: string, 
 			vscode.window.setStatusBarMessage(outcome.message, 5000);
 		}
 	} catch (e) {
-		if (!isCancelled(e) && !source.token.isCancellationRequested) {
+		if (isServerGone(e)) {
+			stopped = true;
+		} else if (!isCancelled(e) && !source.token.isCancellationRequested) {
 			message = `Reika: Ask failed: ${e instanceof Error ? e.message : String(e)}`;
 		}
 	} finally {
@@ -60,7 +81,12 @@ export async function runTurn(ctx: Ctx, client: LanguageClient, prompt: string, 
 		ctx.endTurn(source);
 		source.dispose();
 	}
-	if (message !== undefined) {
+	if (stopped) {
+		ctx.chat.interrupt(serverStoppedText);
+		if (!ctx.chat.isVisible()) {
+			ctx.toastError(`Reika: ${serverStoppedText}`);
+		}
+	} else if (message !== undefined) {
 		ctx.chat.addError(message.replace(/^Reika: /, ''));
 		if (!ctx.chat.isVisible()) {
 			ctx.toastError(message);

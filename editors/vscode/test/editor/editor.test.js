@@ -17,6 +17,7 @@
 const assert = require('node:assert/strict');
 const { execFile, spawn } = require('node:child_process');
 const fs = require('node:fs');
+const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const readline = require('node:readline');
@@ -234,6 +235,21 @@ class Editor {
 		}));
 	}
 
+	/** Every chat view's frame (the editor tab's, the sidebar's). */
+	async chats() {
+		const out = [];
+		for (const f of this.page.frames()) {
+			try {
+				if (await f.evaluate(() => document.getElementById('input') !== null && document.getElementById('log') !== null)) {
+					out.push(f);
+				}
+			} catch {
+				// a frame that went away
+			}
+		}
+		return out;
+	}
+
 	/** Runs wait, saving a screenshot when it fails. */
 	async shotOnHang(what, wait) {
 		try {
@@ -338,6 +354,9 @@ test('the extension in real VS Code (code-server) against the fake engine', { ti
 					'extensions.autoUpdate': false,
 					'git.enabled': false,
 					'reika.serverPath': bin,
+					// The chat in an editor tab for most steps; the sidebar
+					// view (the default) has a step of its own at the end.
+					'reika.chatLocation': 'editor',
 					'reika.baseUrl': engineURL,
 					// "The engine going down" expects its ask to fail at once, not
 					// to wait for the engine (that wait is tested in the Go suite).
@@ -422,6 +441,18 @@ test('the extension in real VS Code (code-server) against the fake engine', { ti
 			}, { timeout: hangGuardMs });
 			assert.match(await ed.statusText(), /approval needed/);
 			await ed.shot('edit-approval-diff');
+			// Hidden behind another file, the approval comes back from the
+			// status item's "Show the approval…".
+			await ed.page.click('.monaco-diff-editor .editor.modified .view-lines');
+			await ed.open('big.txt');
+			assert.ok(!(await ed.page.evaluate(diffInFront)), 'big.txt covers the diff');
+			await ed.page.click('[id$="reika.statusItem"]');
+			await ed.page.waitForSelector('.quick-input-widget input', { visible: true, timeout: hangGuardMs });
+			await ed.page.keyboard.type('Show the approval');
+			await ed.waitFor('the status menu to offer the approval', () => /Show the approval/.test(document.querySelector('.quick-input-list .monaco-list-row.focused')?.getAttribute('aria-label') ?? ''));
+			await ed.page.keyboard.press('Enter');
+			await ed.waitFor('the diff in front again', diffInFront);
+			assert.equal((await ed.page.$$('.notifications-center.visible')).length, 0, 'not the notification centre');
 			await chat.evaluate(() => [...document.querySelectorAll('#approval button')].find((b) => b.textContent === 'Allow').click());
 			await chat.waitForFunction(() => document.getElementById('approval').hidden, { timeout: hangGuardMs });
 
@@ -463,7 +494,9 @@ test('the extension in real VS Code (code-server) against the fake engine', { ti
 			assert.ok(log.reasoningClosed, 'the reasoning is collapsed');
 			assert.deepEqual(log.tools, ['read', 'edit']);
 			assert.ok(log.callsClosed, 'the tool calls are collapsed');
-			assert.match(log.expand, /^Show all \d+ lines$/);
+			// The file's 220 lines, not its header line too.
+			assert.equal(log.expand, 'Show all 220 lines');
+			assert.match(await chat.evaluate(() => document.querySelector('.block.tool .result-head').textContent), /^result · 220 lines/);
 			assert.deepEqual(log.strong, ['big.txt', '220', 'Undo']);
 			assert.equal(log.items, 2);
 			// The view follows the theme's colours and a strict content
@@ -599,11 +632,11 @@ test('the extension in real VS Code (code-server) against the fake engine', { ti
 				const row = [...document.querySelectorAll('.action-widget .monaco-list-row')].find((r) => r.textContent.includes('Reika: Compact context'));
 				row.click();
 			});
-			await ed.waitFor('the fold message', () =>
-				[...document.querySelectorAll('.notification-toast .notification-list-item-message')].some((m) => /^Folded \d+ rounds? into a [0-9.]+k?-token recap$/.test(m.textContent)),
-			);
+			// The fold shows in the chat, which is in view: no toast over it.
 			const chat = await ed.chat();
 			await chat.waitForFunction(() => /^⇊ Folded \d+ rounds? into a [0-9.]+k?-token recap$/.test(document.querySelector('#log .block.fold')?.textContent ?? ''), { timeout: hangGuardMs });
+			assert.deepEqual((await ed.toasts()).filter((m) => /Folded/.test(m)), [], 'the fold message is in the chat, not a toast');
+			assert.equal(await chat.evaluate(() => [...document.querySelectorAll('#log .block')].filter((b) => /Folded \d+ rounds?/.test(b.textContent)).length), 1, 'the fold said once');
 			assert.ok(await chat.$('#log .block.note'), 'the note before the fold is a block of its own');
 			await until('the status to drop below 80%', async () => (await percent()) < 80);
 			assert.ok((await percent()) < before);
@@ -612,7 +645,14 @@ test('the extension in real VS Code (code-server) against the fake engine', { ti
 			await ed.shot('compacted');
 		});
 
-		await t.test('the server is restarted after a kill, and the chat keeps the conversation', async () => {
+		await t.test('kill -9 of the server mid-turn: the partial reply stays, the chat says the server stopped, the restart resumes the session', async () => {
+			const chat = await ed.chat();
+			await chat.focus('#input');
+			await ed.page.keyboard.type('Tell me a long story.');
+			await ed.page.keyboard.press('Enter');
+			// The engine streams the start of the reply, then holds.
+			await chat.waitForFunction(() => /Once upon a time/.test(document.querySelector('#log .block.assistant:last-child')?.textContent ?? ''), { timeout: hangGuardMs });
+			const partial = await chat.evaluate(() => document.querySelector('#log .block.assistant:last-child .md').textContent);
 			const argv = [bin, 'serve', '--stdio'];
 			const [pid] = await until('the server process', () => {
 				const p = pidsOf(argv);
@@ -628,12 +668,32 @@ test('the extension in real VS Code (code-server) against the fake engine', { ti
 				const e = document.querySelector('[id$="reika.statusItem"]');
 				return e !== null && new RegExp(src).test(e.textContent.trim());
 			}, chip.source);
-			const chat = await ed.chat();
-			await chat.waitForFunction(() => /main\.go now prints hello from Reika/.test(document.getElementById('log').textContent) && /The checks passed/.test(document.getElementById('log').textContent), { timeout: hangGuardMs });
+			await chat.waitForFunction(() => /The server restarted; session \S+ continues\./.test(document.getElementById('log').textContent), { timeout: hangGuardMs });
+			const after = await chat.evaluate(() => ({
+				log: document.getElementById('log').textContent,
+				cut: document.querySelector('#log .block.assistant .cut')?.textContent ?? '',
+				stopped: [...document.querySelectorAll('#log .block.error')].map((b) => b.textContent).join('|'),
+				progress: document.getElementById('progress').hidden,
+			}));
+			assert.ok(after.log.includes(partial), 'the partial reply is still there');
+			assert.match(after.cut, /cut off: the server stopped/);
+			assert.match(after.stopped, /The server stopped during the turn/);
+			assert.ok(after.progress, 'the turn no longer shows as running');
+			assert.match(after.log, /main\.go now prints hello from Reika/);
+			assert.match(after.log, /The checks passed/);
+			assert.equal(await chat.evaluate(() => document.querySelectorAll('#log .block.session').length), 0, 'the same session, not a new one');
+			assert.deepEqual((await ed.toasts()).filter((m) => /stopped|restart/i.test(m)), [], 'no toast over the chat');
 			await ed.shot('server-restarted');
 		});
 
-		await t.test('a window reload keeps the chat and its conversation (reika.transcript)', async () => {
+		await t.test('a window reload keeps the chat and its conversation (reika.transcript), a cancelled turn\'s "Cancelled." included', async () => {
+			const before = await ed.chat();
+			await before.focus('#input');
+			await ed.page.keyboard.type('Tell me another long story.');
+			await ed.page.keyboard.press('Enter');
+			await before.waitForFunction(() => /Once upon a time/.test(document.querySelector('#log .block.assistant:last-child')?.textContent ?? '') && document.getElementById('send').textContent === 'Stop', { timeout: hangGuardMs });
+			await before.click('#send');
+			await before.waitForFunction(() => document.querySelector('#log .block:last-child')?.textContent === 'Cancelled.' && document.getElementById('progress').hidden, { timeout: hangGuardMs });
 			await ed.command('Developer: Reload Window');
 			await ed.page.waitForNavigation({ waitUntil: 'domcontentloaded', timeout: hangGuardMs }).catch(() => undefined);
 			await ed.page.waitForSelector('.monaco-workbench .statusbar', { timeout: hangGuardMs });
@@ -642,8 +702,39 @@ test('the extension in real VS Code (code-server) against the fake engine', { ti
 				const l = document.getElementById('log');
 				return /main\.go now prints hello from Reika/.test(l.textContent) && /The checks passed/.test(l.textContent) && l.querySelector('.block.fold') !== null;
 			}, { timeout: hangGuardMs });
+			assert.equal(await chat.evaluate(() => document.querySelector('#log .block:last-child')?.textContent), 'Cancelled.', 'the cancelled turn still says so');
 			assert.equal((await ed.tabs()).filter(isChatTab).length, 1, 'the chat panel came back, once');
 			await ed.shot('after-reload');
+		});
+
+		await t.test('showing the chat after a reload that left its tab behind another shows that tab: no third editor group', async () => {
+			const chat = await ed.chat();
+			await chat.focus('#input');
+			await ed.keys('Control', 'KeyP');
+			await ed.page.waitForSelector('.quick-input-widget input', { visible: true, timeout: hangGuardMs });
+			await ed.page.keyboard.type('big.txt');
+			await ed.waitFor('Quick Open to offer big.txt', () => (document.querySelector('.quick-input-list .monaco-list-row.focused')?.getAttribute('aria-label') || '').startsWith('big.txt'));
+			await ed.page.keyboard.press('Enter');
+			const chatBehind = () =>
+				[...document.querySelectorAll('.editor-group-container')].some((g) => {
+					const tabs = [...g.querySelectorAll('.tab')];
+					return tabs.some((t) => /^Reika(,|$)/.test(t.getAttribute('aria-label') || '') && !t.classList.contains('active')) && (g.querySelector('.tab.active')?.getAttribute('aria-label') || '').startsWith('big.txt');
+				});
+			await ed.waitFor('big.txt over the chat in its group', chatBehind);
+			await ed.command('Developer: Reload Window');
+			await ed.page.waitForNavigation({ waitUntil: 'domcontentloaded', timeout: hangGuardMs }).catch(() => undefined);
+			await ed.page.waitForSelector('.monaco-workbench .statusbar', { timeout: hangGuardMs });
+			await ed.waitFor('the chat tab restored behind big.txt', chatBehind);
+			const groups = () => ed.page.$$eval('.editor-group-container', (els) => els.length);
+			const before = await groups();
+			// Reika: Ask (Ctrl+Alt+R) shows the chat as Show Chat does.
+			await ed.keys('Control', 'Alt', 'KeyR');
+			await ed.waitFor('the chat tab in front', () => [...document.querySelectorAll('.editor-group-container .tab.active')].some((t) => /^Reika(,|$)/.test(t.getAttribute('aria-label') || '')));
+			const shown = await ed.chat();
+			await shown.waitForFunction(() => /The checks passed/.test(document.getElementById('log').textContent), { timeout: hangGuardMs });
+			assert.equal(await groups(), before, 'no new editor group');
+			assert.equal((await ed.tabs()).filter(isChatTab).length, 1, 'one chat tab');
+			await ed.shot('show-chat-after-reload');
 		});
 
 		await t.test('the settings editor shows reika.serverPath in the User tab', async () => {
@@ -663,7 +754,7 @@ test('the extension in real VS Code (code-server) against the fake engine', { ti
 			await ed.keys('Control', 'KeyW');
 		});
 
-		await t.test('the engine going down: one error toast, the red chip and the error in the chat', async () => {
+		await t.test('the engine going down: the red chip and the error in the chat, no toast over it', async () => {
 			engine.kill();
 			await new Promise((resolve) => (engine.exitCode !== null ? resolve() : engine.once('exit', resolve)));
 			await ed.keys('Control', 'Alt', 'KeyR');
@@ -681,9 +772,36 @@ test('the extension in real VS Code (code-server) against the fake engine', { ti
 				probe.remove();
 				return item !== null && getComputedStyle(item).backgroundColor === want;
 			});
-			const errors = (await ed.toasts()).filter((m) => /unreachable|connection refused/i.test(m));
-			assert.equal(errors.length, 1, `one error toast: ${JSON.stringify(await ed.toasts())}`);
+			assert.match(await chat.evaluate(() => document.querySelector('#log .block.error:last-child').textContent), /unreachable|connection refused/i);
+			assert.equal(await chat.evaluate(() => [...document.querySelectorAll('#log .block.error')].filter((b) => /unreachable|connection refused/i.test(b.textContent)).length), 1, 'the error said once');
+			assert.deepEqual((await ed.toasts()).filter((m) => /unreachable|connection refused/i.test(m)), [], 'the chat is in view: no toast over its input');
 			await ed.shot('engine-down');
+		});
+
+		// The server probes the engine until it answers (agent/discovery.go);
+		// a probe that fails keeps the chip red. Something on the engine's
+		// port that drops every connection counts the probes.
+		await t.test('the engine still down: the chip stays red through the server\'s probes', async () => {
+			const port = Number(new URL(engineURL).port);
+			let probes = 0;
+			const dropper = net.createServer((sock) => {
+				probes++;
+				sock.destroy();
+			});
+			await new Promise((resolve, reject) => dropper.once('error', reject).listen(port, '127.0.0.1', resolve));
+			try {
+				let cleared = '';
+				await until('four probes of the engine', async () => {
+					if (!(await ed.statusColouredAs('error'))) {
+						cleared ||= await ed.statusText();
+					}
+					return probes >= 4;
+				});
+				assert.equal(cleared, '', `the chip left the error colour while the engine was down (${probes} probes)`);
+				await ed.shot('engine-still-down');
+			} finally {
+				await new Promise((resolve) => dropper.close(resolve));
+			}
 		});
 
 		// The server finds the engine again by itself (the agent retries
@@ -698,6 +816,133 @@ test('the extension in real VS Code (code-server) against the fake engine', { ti
 			await firstMatch(again, again.stdout, /^http:\/\//, 'the fake engine back on its port');
 			await until('the chip to leave the error colour', async () => !(await ed.statusColouredAs('error')) && chip.test(await ed.statusText()), 250);
 			await ed.shot('engine-back');
+		});
+
+		await t.test('the sidebar view: the Reika container in the activity bar shows the same chat, and an ask from it shows in both', async () => {
+			const tab = await ed.chat();
+			const before = await ed.chats();
+			await ed.page.click('.activitybar .action-item a[aria-label^="Reika"]');
+			const sidebar = await ed.shotOnHang('the sidebar chat', () => until('the sidebar chat', async () => (await ed.chats()).find((f) => !before.includes(f))));
+			const html = (f) => f.evaluate(() => document.getElementById('log').innerHTML);
+			await sidebar.waitForFunction((want) => document.getElementById('log').innerHTML === want, { timeout: hangGuardMs }, await html(tab));
+			const look = await sidebar.evaluate(() => {
+				const probe = document.createElement('span');
+				probe.style.color = 'var(--vscode-foreground)';
+				document.body.appendChild(probe);
+				const themed = getComputedStyle(probe).color;
+				probe.remove();
+				return { csp: document.querySelector('meta[http-equiv="Content-Security-Policy"]')?.getAttribute('content') ?? '', themed, body: getComputedStyle(document.body).color };
+			});
+			assert.match(look.csp, /default-src 'none'/);
+			assert.doesNotMatch(look.csp, /unsafe-inline|unsafe-eval/);
+			assert.ok(look.themed !== '' && look.body === look.themed, `the sidebar follows the theme: ${JSON.stringify(look)}`);
+			await sidebar.focus('#input');
+			await ed.page.keyboard.type('Hello from the sidebar.');
+			await ed.page.keyboard.press('Enter');
+			for (const f of [sidebar, tab]) {
+				await ed.shotOnHang('the ask from the sidebar', () =>
+					f.waitForFunction(() => {
+						const users = [...document.querySelectorAll('#log .block.user')];
+						const last = document.querySelector('#log > :last-child');
+						return /Hello from the sidebar\./.test(users.pop()?.textContent ?? '') && last !== null && !last.classList.contains('user') && document.getElementById('progress').hidden;
+					}, { timeout: hangGuardMs }),
+				);
+			}
+			const last = await sidebar.evaluate(() => document.querySelector('#log > :last-child').className + ': ' + document.querySelector('#log > :last-child').textContent);
+			assert.match(last, /^block assistant: /, 'the reply, in the sidebar');
+			assert.equal(await html(sidebar), await html(tab), 'one conversation, rendered once, in both');
+			await ed.shot('sidebar-chat');
+		});
+
+		await t.test('slash commands complete from reika.commands; /mode and the mode button switch the mode, which the chip and the chat show', async () => {
+			const [chat] = await ed.chats();
+			const items = () => chat.evaluate(() => (document.getElementById('slash').hidden ? [] : [...document.querySelectorAll('#slash .item')].map((i) => i.dataset.name)));
+			await chat.focus('#input');
+			await ed.page.keyboard.type('/');
+			await until('the slash commands', async () => (await items()).length > 0);
+			assert.deepEqual((await items()).slice(0, 6), ['compact', 'new', 'save', 'mode', 'skills', 'help'], 'the built-in commands, in the server\'s order');
+			await ed.page.keyboard.type('mo');
+			await until('only /mode', async () => (await items()).join() === 'mode');
+			await ed.shot('slash-completion');
+			await ed.page.keyboard.press('Tab');
+			assert.equal(await chat.evaluate(() => document.getElementById('input').value), '/mode ');
+			assert.deepEqual(await items(), [], 'the list closes once the name is complete');
+			await ed.page.keyboard.type('plan');
+			await ed.page.keyboard.press('Enter');
+			await until('the chip in plan mode', async () => /Reika plan · ctx /.test(await ed.statusText()));
+			await chat.waitForFunction(() => document.getElementById('mode').textContent === 'plan' && /Mode plan/.test(document.querySelector('#log > :last-child')?.textContent ?? ''), { timeout: hangGuardMs });
+			await ed.shot('plan-mode');
+			// Back to code from the mode button's picker.
+			await chat.click('#mode');
+			await ed.page.waitForSelector('.quick-input-widget input', { visible: true, timeout: hangGuardMs });
+			await ed.page.keyboard.type('code');
+			await ed.waitFor('the picker to offer code', () => /^code/.test(document.querySelector('.quick-input-list .monaco-list-row.focused')?.getAttribute('aria-label') ?? ''));
+			await ed.page.keyboard.press('Enter');
+			await until('the chip back in code mode', async () => chip.test(await ed.statusText()));
+			await chat.waitForFunction(() => document.getElementById('mode').textContent === 'code', { timeout: hangGuardMs });
+			// Up recalls the prompts sent from this view, Down goes back to
+			// what was being typed.
+			await chat.focus('#input');
+			await ed.page.keyboard.type('draft');
+			await ed.keys('Home');
+			await ed.page.keyboard.press('ArrowUp');
+			assert.equal(await chat.evaluate(() => document.getElementById('input').value), '/mode plan');
+			await ed.page.keyboard.press('ArrowUp');
+			const earlier = await chat.evaluate(() => document.getElementById('input').value);
+			assert.ok(earlier !== '/mode plan' && earlier !== 'draft' && earlier !== '', `an earlier prompt: ${earlier}`);
+			await ed.keys('End');
+			await ed.page.keyboard.press('ArrowDown');
+			await ed.page.keyboard.press('ArrowDown');
+			assert.equal(await chat.evaluate(() => document.getElementById('input').value), 'draft');
+			await chat.evaluate(() => {
+				const i = document.getElementById('input');
+				i.value = '';
+				i.dispatchEvent(new Event('input'));
+			});
+		});
+
+		await t.test('session history: the History button lists the sessions; one opens read-only, and an older one resumes in the chat', async () => {
+			const [chat] = await ed.chats();
+			const pickSession = async (which) => {
+				await chat.click('[data-command="sessions"]');
+				await ed.page.waitForSelector('.quick-input-widget input', { visible: true, timeout: hangGuardMs });
+				const rows = await (await ed.waitFor('the session list', () => {
+					const r = [...document.querySelectorAll('.quick-input-list .monaco-list-row')].map((e) => e.getAttribute('aria-label') || '');
+					return r.length > 0 ? r : undefined;
+				})).jsonValue();
+				await ed.page.keyboard.type(which);
+				await ed.waitFor(`the session ${which}`, (w) => (document.querySelector('.quick-input-list .monaco-list-row.focused')?.getAttribute('aria-label') ?? '').includes(w), which);
+				await ed.page.keyboard.press('Enter');
+				return rows;
+			};
+			const action = async (label) => {
+				await ed.waitFor(`the action ${label}`, (l) => [...document.querySelectorAll('.quick-input-list .monaco-list-row')].some((e) => (e.getAttribute('aria-label') || '').includes(l)), label);
+				await ed.page.keyboard.type(label);
+				await ed.page.keyboard.press('Enter');
+			};
+			// A second session, so that there is an older one to go back to.
+			await chat.click('[data-command="newSession"]');
+			await chat.waitForFunction(() => /^New session /.test(document.querySelector('#log').textContent), { timeout: hangGuardMs });
+			await chat.focus('#input');
+			await ed.page.keyboard.type('A second session.');
+			await ed.page.keyboard.press('Enter');
+			await chat.waitForFunction(() => document.querySelector('#log > :last-child')?.classList.contains('assistant') && document.getElementById('progress').hidden, { timeout: hangGuardMs });
+			const rows = await pickSession('Read big.txt');
+			assert.ok(rows.length >= 2 && /A second session/.test(rows[0]) && rows.some((r) => /Read big\.txt, then change main\.go/.test(r)), `the sessions, newest first, titled by their first prompt: ${JSON.stringify(rows)}`);
+			await action('Open read-only');
+			await ed.waitFor('the session as Markdown', () => {
+				const text = (document.querySelector('.editor-group-container.active .monaco-editor .view-lines')?.textContent ?? '').replace(/\u00a0/g, ' ');
+				return /# Read big\.txt, then change main\.go/.test(text) && /## You/.test(text);
+			});
+			await ed.shot('session-read-only');
+			await ed.keys('Control', 'KeyW');
+			await pickSession('Read big.txt');
+			await action('Resume in the chat');
+			await chat.waitForFunction(() => {
+				const l = document.getElementById('log').textContent;
+				return /main\.go now prints hello from Reika/.test(l) && !/A second session/.test(l);
+			}, { timeout: hangGuardMs });
+			await ed.shot('session-resumed');
 		});
 
 		await t.test("the server's log lines are not all errors", async () => {
@@ -730,6 +975,12 @@ test('the extension in real VS Code (code-server) against the fake engine', { ti
 		}
 	}
 });
+
+/** Whether the approval's diff is the active editor of its group (runs
+ * in the page). */
+function diffInFront() {
+	return [...document.querySelectorAll('.editor-group-container .tab.active')].some((t) => (t.getAttribute('aria-label') || '').startsWith('main.go: current ↔ proposed'));
+}
 
 /** Whether a tab's label is the chat panel's ("Reika", with ", Editor
  * Group N" when there are several groups). */

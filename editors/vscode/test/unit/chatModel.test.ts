@@ -51,11 +51,11 @@ test('replies are Markdown; reasoning and tool calls collapse; results are short
 	assert.equal(reasoning!.html, '<details class="reasoning"><summary>Reasoning</summary><div class="md"><p>I should <em>read</em> it</p></div></details>');
 	assert.equal(tool!.kind, 'tool', 'the result joined its call');
 	assert.match(tool!.html, /^<details class="call"><summary><span class="tool-name">read<\/span> <span class="tool-subject">a\.go<\/span><\/summary><pre class="args">\{\n {2}&quot;path&quot;: &quot;a\.go&quot;\n\}<\/pre><\/details>/);
-	assert.match(tool!.html, /result · 31 lines · 1\.2k tokens/);
+	assert.match(tool!.html, /result · 30 lines · 1\.2k tokens/);
 	const preview = /<pre class="preview">([\s\S]*?)<\/pre>/.exec(tool!.html)![1]!;
 	assert.equal(preview.split('\n').length, resultPreviewLines);
 	assert.ok(preview.includes('line &lt;7&gt;') && !preview.includes('line &lt;8&gt;'), preview);
-	assert.match(tool!.html, /<pre class="whole" hidden>[\s\S]*line &lt;30&gt;<\/pre><button class="expand" type="button" data-lines="31">Show all 31 lines<\/button>/);
+	assert.match(tool!.html, /<pre class="whole" hidden>[\s\S]*line &lt;30&gt;<\/pre><button class="expand" type="button" data-lines="30">Show all 30 lines<\/button>/);
 	assert.equal(reply!.html, '<div class="md"><h1>Done</h1>\n<ul><li><code>a.go</code> read</li></ul></div>');
 });
 
@@ -163,4 +163,32 @@ test('resultPreview counts lines and knows when the preview is all of it', () =>
 	assert.equal(p.whole, false);
 	assert.equal(p.lines, 1);
 	assert.ok(p.preview.length < long.length);
+});
+
+test("a server's message is said once: not again after its block, and a fold that follows takes its place", () => {
+	const c = new Conversation();
+	c.add(ev({ kind: 'fold', text: 'Folded 2 rounds into a 300-token recap' }));
+	c.addInfo('Folded 2 rounds into a 300-token recap');
+	c.addInfo('Folded 3 rounds into a 400-token recap');
+	c.add(ev({ kind: 'fold', text: 'Folded 3 rounds into a 400-token recap' }));
+	assert.deepEqual(
+		c.all().map((b) => b.kind),
+		['fold', 'fold'],
+	);
+});
+
+test('a turn the server never finished keeps what streamed, marked cut off, and says why', () => {
+	const c = new Conversation();
+	c.add(ev({ kind: 'user', text: 'go' }));
+	c.add(ev({ kind: 'tool_call', tool: 'read', args: { path: 'a.go' } }));
+	c.add(ev({ kind: 'assistant', text: 'Once upon', delta: true, round: 2 }));
+	c.takeChanged();
+	c.interrupt('The server stopped during the turn.');
+	const changed = c.takeChanged().map((b) => b.kind);
+	assert.deepEqual(changed, ['tool', 'assistant', 'error']);
+	const [, tool, reply, error] = c.all();
+	assert.match(tool!.html, /no result: the server stopped/);
+	assert.match(reply!.html, /Once upon<\/p><\/div><div class="cut">… \(cut off: the server stopped\)<\/div>$/);
+	assert.doesNotMatch(reply!.html, /cursor/);
+	assert.match(error!.html, /The server stopped during the turn\./);
 });
