@@ -121,25 +121,7 @@ func (r *run) rounds(ctx context.Context) error {
 			return err
 		}
 		retried = false
-		r.debugLine(req.Messages, div, resp)
-		r.sess.prev = req.Messages
-		m.SetChunkReuse(resp.CacheReuse)
-		completion := 0
-		if resp.Usage != nil {
-			m.Observe(resp.Usage.PromptTokens, resp.Usage.CompletionTokens)
-			completion = resp.Usage.CompletionTokens
-		}
-		m.AddRound(resp.Message, completion)
-		round := m.H.Rounds()
-		if resp.Message.Reasoning != "" {
-			r.emit(Event{Kind: EventReasoning, Round: round, Text: resp.Message.Reasoning})
-		}
-		// The full reply follows what streamed, even when it is empty: a
-		// stream that broke and was asked again streamed text the reply
-		// does not have, and the front end replaces it with this.
-		if resp.Message.Content != "" || len(resp.Message.ToolCalls) == 0 || r.streamed {
-			r.emit(Event{Kind: EventAssistant, Round: round, Text: resp.Message.Content})
-		}
+		r.takeReply(req, div, resp)
 		if len(resp.Message.ToolCalls) == 0 {
 			r.sess.log.append(record{Kind: recRound, Reply: &resp.Message})
 			r.sess.logState()
@@ -153,6 +135,32 @@ func (r *run) rounds(ctx context.Context) error {
 		if err := r.afterRound(ctx); err != nil {
 			return err
 		}
+	}
+}
+
+// takeReply adds the engine's reply to the window as the newest round,
+// with what the engine reported of the request, and emits its reasoning
+// and answer.
+func (r *run) takeReply(req *llm.Request, div ctxwin.Divergence, resp *llm.Response) {
+	m := r.sess.m
+	r.debugLine(req.Messages, div, resp)
+	r.sess.prev = req.Messages
+	m.SetChunkReuse(resp.CacheReuse)
+	completion := 0
+	if resp.Usage != nil {
+		m.Observe(resp.Usage.PromptTokens, resp.Usage.CompletionTokens)
+		completion = resp.Usage.CompletionTokens
+	}
+	m.AddRound(resp.Message, completion)
+	round := m.H.Rounds()
+	if resp.Message.Reasoning != "" {
+		r.emit(Event{Kind: EventReasoning, Round: round, Text: resp.Message.Reasoning})
+	}
+	// The full reply follows what streamed, even when it is empty: a
+	// stream that broke and was asked again streamed text the reply
+	// does not have, and the front end replaces it with this.
+	if resp.Message.Content != "" || len(resp.Message.ToolCalls) == 0 || r.streamed {
+		r.emit(Event{Kind: EventAssistant, Round: round, Text: resp.Message.Content})
 	}
 }
 

@@ -62,27 +62,7 @@ func transcriptMarkdown(recs []record) string {
 				continue
 			}
 			round++
-			fmt.Fprintf(&b, "### Round %d\n\n", round)
-			if r.Reply.Reasoning != "" {
-				fmt.Fprintf(&b, "<details><summary>Reasoning</summary>\n\n%s\n\n</details>\n\n", r.Reply.Reasoning)
-			}
-			if r.Reply.Content != "" {
-				fmt.Fprintf(&b, "**Assistant:**\n\n%s\n\n", r.Reply.Content)
-			}
-			for i, c := range r.Reply.ToolCalls {
-				fmt.Fprintf(&b, "**Tool call** `%s`\n\n%s\n", c.Name, fence(c.Arguments, "json"))
-				if i < len(r.Results) {
-					res := r.Results[i]
-					title := res.Summary
-					if title == "" {
-						title = res.Tool
-					}
-					if res.IsError {
-						title += " (error)"
-					}
-					fmt.Fprintf(&b, "**Result** — %s\n\n%s\n", title, fence(res.Text, ""))
-				}
-			}
+			roundMarkdown(&b, r, round)
 		case recNote:
 			fmt.Fprintf(&b, "> **Note before the fold:** %s\n\n", strings.ReplaceAll(r.Text, "\n", "\n> "))
 		case recEvent:
@@ -100,6 +80,32 @@ func transcriptMarkdown(recs []record) string {
 		}
 	}
 	return b.String()
+}
+
+// roundMarkdown writes one logged round: its reasoning, its answer, and
+// each tool call with its result.
+func roundMarkdown(b *strings.Builder, r record, round int) {
+	fmt.Fprintf(b, "### Round %d\n\n", round)
+	if r.Reply.Reasoning != "" {
+		fmt.Fprintf(b, "<details><summary>Reasoning</summary>\n\n%s\n\n</details>\n\n", r.Reply.Reasoning)
+	}
+	if r.Reply.Content != "" {
+		fmt.Fprintf(b, "**Assistant:**\n\n%s\n\n", r.Reply.Content)
+	}
+	for i, c := range r.Reply.ToolCalls {
+		fmt.Fprintf(b, "**Tool call** `%s`\n\n%s\n", c.Name, fence(c.Arguments, "json"))
+		if i < len(r.Results) {
+			res := r.Results[i]
+			title := res.Summary
+			if title == "" {
+				title = res.Tool
+			}
+			if res.IsError {
+				title += " (error)"
+			}
+			fmt.Fprintf(b, "**Result** — %s\n\n%s\n", title, fence(res.Text, ""))
+		}
+	}
 }
 
 // fence wraps text in a code fence longer than any backtick run inside it.

@@ -260,12 +260,7 @@ func (a *Agent) resumeSessionID(info llm.ModelInfo, id string) (sess *session, n
 	}
 	start := recs[0]
 	h := ctxwin.NewHistory(start.System, start.Tools)
-	if info.Window == 0 && start.Window > 0 {
-		info.Window, info.WindowSource = start.Window, start.Source
-	}
-	if info.Model == "" {
-		info.Model = start.Model
-	}
+	info = fillFromLog(info, start)
 	sess = &session{id: start.Session, root: start.Root, dir: dir, info: info, log: l, gen: a.generation(), tally: &PromptTally{}, out: a,
 		mode: start.Mode, nested: map[string]bool{}}
 	sess.m = a.newManager(h, info)
@@ -290,17 +285,38 @@ func (a *Agent) resumeSessionID(info llm.ModelInfo, id string) (sess *session, n
 	if err != nil {
 		return nil, "", err
 	}
-	if bad != nil {
-		note = fmt.Sprintf("Resumed session %s from the %d records before record %d of its log, which could not be used (byte %d: %v)",
-			sess.id, good, bad.N, bad.Off, bad.Err)
-		if kept != "" {
-			note += "; the rest of the log is kept in " + kept
-		}
-	}
+	note = resumeNote(sess.id, good, bad, kept)
 	if n := skippedBefore(skipped, ends[good-1]); n > 0 {
 		note = joinNotes(note, skippedNote(sess.id, l, skipped[:n]))
 	}
 	return sess, note, nil
+}
+
+// resumeNote says which records of session id's log a resume could not
+// use (bad, after the good ones) and where the rest of the log is kept;
+// "" when all were used.
+func resumeNote(id string, good int, bad *badRecord, kept string) string {
+	if bad == nil {
+		return ""
+	}
+	note := fmt.Sprintf("Resumed session %s from the %d records before record %d of its log, which could not be used (byte %d: %v)",
+		id, good, bad.N, bad.Off, bad.Err)
+	if kept != "" {
+		note += "; the rest of the log is kept in " + kept
+	}
+	return note
+}
+
+// fillFromLog fills in the window and model a session's start record
+// gives when the engine reports none.
+func fillFromLog(info llm.ModelInfo, start record) llm.ModelInfo {
+	if info.Window == 0 && start.Window > 0 {
+		info.Window, info.WindowSource = start.Window, start.Source
+	}
+	if info.Model == "" {
+		info.Model = start.Model
+	}
+	return info
 }
 
 // replayRecord applies one record of a log to a manager. A record that

@@ -94,14 +94,7 @@ func transcriptEvents(recs []record) []Event {
 	session := recs[0].Session
 	// A round's results were priced with what the estimator knew once the
 	// round was in: the state record that follows the round.
-	after := make([]*ctxwin.Estimator, len(recs))
-	var next *ctxwin.Estimator
-	for i := len(recs) - 1; i >= 0; i-- {
-		if recs[i].Kind == recState && recs[i].Estimator != nil {
-			next = recs[i].Estimator
-		}
-		after[i] = next
-	}
+	after := estimatorsAfter(recs)
 	var out []Event
 	turn, round := 0, 0
 	emit := func(ev Event) {
@@ -147,25 +140,48 @@ func transcriptEvents(recs []record) []Event {
 		case recNote:
 			emit(Event{Kind: EventNote, Text: r.Text})
 		case recEvent:
-			if r.Event == nil {
-				continue
-			}
-			if n := countShed(r.Event); n > 0 {
-				emit(Event{Kind: EventShed, Round: r.Event.Round, Text: shedLine(r.Event, n)})
-			}
-			if r.Event.Fold != nil {
-				emit(Event{Kind: EventFold, Round: r.Event.Round, Text: foldLine(r.Event), Tokens: r.Event.Fold.RecapTokens})
+			if r.Event != nil {
+				shrinkEvents(r.Event, emit)
 			}
 		case recInfo:
-			if msg, ok := strings.CutPrefix(r.Text, "error: "); ok {
-				emit(Event{Kind: EventError, Text: msg})
-			} else {
-				emit(Event{Kind: EventInfo, Text: r.Text})
-			}
+			emit(infoEvent(r.Text))
 		}
 	}
 	flush(nil)
 	return out
+}
+
+// estimatorsAfter gives, for each record of a log, the estimator of the
+// first state record at or after it (nil when none follows).
+func estimatorsAfter(recs []record) []*ctxwin.Estimator {
+	after := make([]*ctxwin.Estimator, len(recs))
+	var next *ctxwin.Estimator
+	for i := len(recs) - 1; i >= 0; i-- {
+		if recs[i].Kind == recState && recs[i].Estimator != nil {
+			next = recs[i].Estimator
+		}
+		after[i] = next
+	}
+	return after
+}
+
+// infoEvent is the event of a logged info line: an error when the line
+// says "error: ".
+func infoEvent(text string) Event {
+	if msg, ok := strings.CutPrefix(text, "error: "); ok {
+		return Event{Kind: EventError, Text: msg}
+	}
+	return Event{Kind: EventInfo, Text: text}
+}
+
+// shrinkEvents emits the shed and fold events of one logged shrink.
+func shrinkEvents(ev *ctxwin.Event, emit func(Event)) {
+	if n := countShed(ev); n > 0 {
+		emit(Event{Kind: EventShed, Round: ev.Round, Text: shedLine(ev, n)})
+	}
+	if ev.Fold != nil {
+		emit(Event{Kind: EventFold, Round: ev.Round, Text: foldLine(ev), Tokens: ev.Fold.RecapTokens})
+	}
 }
 
 // roundEvents emits one logged round as the turn loop did: the reasoning,

@@ -43,6 +43,16 @@ func cutResults(results []*Result, room int, est *Estimator) {
 		}
 		return
 	}
+	give := shareRoom(results, need, room)
+	for i, r := range results {
+		cutToShare(r, give[i], need[i], counted[i], est)
+	}
+}
+
+// shareRoom decides how many of room's tokens each result gets, given what
+// each needs whole: the task-defining payload first, then the newest read,
+// then small results, then the rest split what remains.
+func shareRoom(results []*Result, need []int, room int) []int {
 	give := make([]int, len(results))
 	remaining := room
 	grant := func(i int) {
@@ -87,21 +97,26 @@ func cutResults(results []*Result, room int, est *Estimator) {
 		give[i] = min(need[i], share)
 		remaining -= give[i]
 	}
-	for i, r := range results {
-		if give[i] >= need[i] {
-			uncut(r)
-			continue
-		}
-		g := max(give[i], minCutTokens)
-		if !counted[i] {
-			cutTo(r, est.CharsFor(g))
-			continue
-		}
-		perToken := float64(len(r.Text)) / float64(max(need[i], 1))
-		cutTo(r, int(float64(g)*perToken))
-		view := int(math.Ceil(float64(len(r.View)) / perToken))
-		est.provisional(r.message(), view+est.overhead())
+	return give
+}
+
+// cutToShare cuts r to the give tokens it was granted (at least
+// minCutTokens) of the need it has whole; a counted text is cut at its own
+// density and its cut view priced provisionally.
+func cutToShare(r *Result, give, need int, counted bool, est *Estimator) {
+	if give >= need {
+		uncut(r)
+		return
 	}
+	g := max(give, minCutTokens)
+	if !counted {
+		cutTo(r, est.CharsFor(g))
+		return
+	}
+	perToken := float64(len(r.Text)) / float64(max(need, 1))
+	cutTo(r, int(float64(g)*perToken))
+	view := int(math.Ceil(float64(len(r.View)) / perToken))
+	est.provisional(r.message(), view+est.overhead())
 }
 
 func uncut(r *Result) {

@@ -242,56 +242,66 @@ func (rc *Recap) render(budget int) {
 	}
 	// The task definition is kept verbatim whatever its size; the budget
 	// applies to the rest.
-	if rc.Task != "" || len(rc.TaskResults) > 0 {
-		start := b.Len()
-		b.WriteString("\n## Task (verbatim)\n")
-		if rc.Task != "" {
-			b.WriteString(rc.Task)
-			b.WriteString("\n")
-		}
-		for _, t := range rc.TaskResults {
-			b.WriteString("\n— task-defining result —\n")
-			b.WriteString(t)
-			b.WriteString("\n")
-		}
-		budget += b.Len() - start // what the task took does not count
-	}
-	lists := func(title string, lines []string, share int) {
-		if len(lines) == 0 {
-			return
-		}
-		var l strings.Builder
-		n := 0
-		for _, s := range lines {
-			line := "- " + s + "\n"
-			if l.Len()+len(line) > share {
-				break
-			}
-			l.WriteString(line)
-			n++
-		}
-		if n == 0 {
-			return
-		}
-		fmt.Fprintf(&b, "\n## %s\n%s", title, l.String())
-		if n < len(lines) {
-			fmt.Fprintf(&b, "- … %d more\n", len(lines)-n)
-		}
-	}
+	budget += rc.writeTask(&b)
 	var files []string
 	for i := len(rc.Files) - 1; i >= 0; i-- {
 		files = append(files, rc.Files[i].String())
 	}
-	lists("Earlier notes (newest first)", quoteAll(rc.EarlierNotes, 600), budget*15/100)
-	lists("Earlier requests (newest first)", quoteAll(rc.Requests, 300), budget*10/100)
-	lists("Files touched", files, budget*15/100)
-	lists("Pages fetched", rc.Pages, budget*5/100)
-	lists("Searches run", rc.Searches, budget*5/100)
+	writeList(&b, "Earlier notes (newest first)", quoteAll(rc.EarlierNotes, 600), budget*15/100)
+	writeList(&b, "Earlier requests (newest first)", quoteAll(rc.Requests, 300), budget*10/100)
+	writeList(&b, "Files touched", files, budget*15/100)
+	writeList(&b, "Pages fetched", rc.Pages, budget*5/100)
+	writeList(&b, "Searches run", rc.Searches, budget*5/100)
 	const end = "</recap>"
 	rest := budget - b.Len() - len(end) - 40
-	lists("What happened (newest first)", rc.Events, rest)
+	writeList(&b, "What happened (newest first)", rc.Events, rest)
 	b.WriteString(end)
 	rc.Text = b.String()
+}
+
+// writeTask writes the task definition verbatim, when the recap keeps one,
+// and returns the bytes it took.
+func (rc *Recap) writeTask(b *strings.Builder) int {
+	if rc.Task == "" && len(rc.TaskResults) == 0 {
+		return 0
+	}
+	start := b.Len()
+	b.WriteString("\n## Task (verbatim)\n")
+	if rc.Task != "" {
+		b.WriteString(rc.Task)
+		b.WriteString("\n")
+	}
+	for _, t := range rc.TaskResults {
+		b.WriteString("\n— task-defining result —\n")
+		b.WriteString(t)
+		b.WriteString("\n")
+	}
+	return b.Len() - start
+}
+
+// writeList writes a titled list of lines within share bytes, saying how
+// many more did not fit; nothing when none fits.
+func writeList(b *strings.Builder, title string, lines []string, share int) {
+	if len(lines) == 0 {
+		return
+	}
+	var l strings.Builder
+	n := 0
+	for _, s := range lines {
+		line := "- " + s + "\n"
+		if l.Len()+len(line) > share {
+			break
+		}
+		l.WriteString(line)
+		n++
+	}
+	if n == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n## %s\n%s", title, l.String())
+	if n < len(lines) {
+		fmt.Fprintf(b, "- … %d more\n", len(lines)-n)
+	}
 }
 
 func (f FileTouch) String() string {

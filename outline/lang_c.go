@@ -105,23 +105,7 @@ func cDecl(w *walker, c, outer *sitter.Node, prefix string, out *[]Entry) {
 			add(e)
 		}
 	case "type_definition":
-		var names []string
-		for i := 0; i < int(c.ChildCount()); i++ {
-			if c.FieldNameForChild(i) == "declarator" {
-				n, _ := cName(w, c.Child(i))
-				names = append(names, n)
-			}
-		}
-		t := field(c, "type")
-		body := field(t, "body")
-		if body != nil {
-			kind, members := cSpecifier(w, t)
-			e := w.entry(outer, kind, strings.Join(names, ", "), "typedef "+w.head(t, body)+" "+strings.Join(names, ", "))
-			e.Children = members
-			add(e)
-			return
-		}
-		add(w.entry(outer, KindType, strings.Join(names, ", "), w.head(c, nil)))
+		add(cTypedef(w, c, outer))
 	case "struct_specifier", "union_specifier", "enum_specifier", "class_specifier":
 		if field(c, "body") == nil {
 			return // a forward declaration
@@ -145,6 +129,27 @@ func cDecl(w *walker, c, outer *sitter.Node, prefix string, out *[]Entry) {
 		}
 		add(w.entry(outer, kind, w.text(field(c, "name")), w.line(c)))
 	}
+}
+
+// cTypedef returns the entry of a typedef: of the type it defines, with
+// its members, when it defines one with a body; else a plain type.
+func cTypedef(w *walker, c, outer *sitter.Node) Entry {
+	var names []string
+	for i := 0; i < int(c.ChildCount()); i++ {
+		if c.FieldNameForChild(i) == "declarator" {
+			n, _ := cName(w, c.Child(i))
+			names = append(names, n)
+		}
+	}
+	t := field(c, "type")
+	body := field(t, "body")
+	if body != nil {
+		kind, members := cSpecifier(w, t)
+		e := w.entry(outer, kind, strings.Join(names, ", "), "typedef "+w.head(t, body)+" "+strings.Join(names, ", "))
+		e.Children = members
+		return e
+	}
+	return w.entry(outer, KindType, strings.Join(names, ", "), w.head(c, nil))
 }
 
 // cDeclaration returns the entries of a declaration: a prototype, or the

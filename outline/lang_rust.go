@@ -98,29 +98,16 @@ func rustItem(w *walker, c *sitter.Node, top bool) (Entry, bool) {
 				e.Children = append(e.Children, w.entry(v, KindField, w.text(field(v, "name")), w.line(v)))
 			}
 		}
-	case "trait_item", "impl_item":
-		body := field(c, "body")
-		kind := KindTrait
-		if c.Type() == "impl_item" {
-			kind = KindImpl
-			name = w.text(field(c, "type"))
-			if t := field(c, "trait"); t != nil {
-				name = w.text(t) + " for " + name
-			}
+	case "trait_item":
+		e = rustBlock(w, c, KindTrait, name)
+	case "impl_item":
+		name = w.text(field(c, "type"))
+		if t := field(c, "trait"); t != nil {
+			name = w.text(t) + " for " + name
 		}
-		e = w.entry(c, kind, name, w.head(c, body))
-		for _, m := range named(body) {
-			if me, ok := rustItem(w, m, false); ok {
-				if kind == KindTrait {
-					me.minor = false // trait items are as public as the trait
-				}
-				e.Children = append(e.Children, me)
-			}
-		}
-		if kind == KindImpl {
-			e.minor = false
-			return e, true
-		}
+		e = rustBlock(w, c, KindImpl, name)
+		e.minor = false
+		return e, true
 	case "type_item", "associated_type":
 		e = w.entry(c, KindType, name, w.line(c))
 	case "const_item":
@@ -138,6 +125,21 @@ func rustItem(w *walker, c *sitter.Node, top bool) (Entry, bool) {
 	}
 	e.minor = !rustPub(c)
 	return e, true
+}
+
+// rustBlock returns the entry of a trait or an impl with its items.
+func rustBlock(w *walker, c *sitter.Node, kind, name string) Entry {
+	body := field(c, "body")
+	e := w.entry(c, kind, name, w.head(c, body))
+	for _, m := range named(body) {
+		if me, ok := rustItem(w, m, false); ok {
+			if kind == KindTrait {
+				me.minor = false // trait items are as public as the trait
+			}
+			e.Children = append(e.Children, me)
+		}
+	}
+	return e
 }
 
 func rustFields(w *walker, body *sitter.Node) []Entry {

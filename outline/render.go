@@ -142,14 +142,7 @@ func fit(note string, items []item, budget int) string {
 	}
 	total-- // no trailing newline
 	if budget <= 0 || total <= budget {
-		lines := make([]string, 0, len(items)+1)
-		if note != "" {
-			lines = append(lines, note)
-		}
-		for _, it := range items {
-			lines = append(lines, it.text)
-		}
-		return strings.Join(lines, "\n")
+		return joinAll(note, items)
 	}
 
 	// The trailer is sized for the most that could be left out.
@@ -160,25 +153,9 @@ func fit(note string, items []item, budget int) string {
 	} else {
 		note = ""
 	}
-	order := make([]int, len(items))
-	for i := range order {
-		order[i] = i
-	}
-	// Top-level entries in source order; members round-robin over their
-	// parents (the first member of each class, then the second...), so
-	// every class shows its first members rather than one class all.
-	slices.SortStableFunc(order, func(a, b int) int {
-		if d := items[a].prio - items[b].prio; d != 0 {
-			return d
-		}
-		if items[a].parent < 0 {
-			return 0
-		}
-		return items[a].rank - items[b].rank
-	})
 	keep := make([]bool, len(items))
 	kept := 0
-	for _, i := range order {
+	for _, i := range priorityOrder(items) {
 		it := items[i]
 		if it.parent >= 0 && !keep[it.parent] {
 			continue
@@ -207,6 +184,39 @@ func fit(note string, items []item, budget int) string {
 	}
 	b.WriteString(t)
 	return b.String()
+}
+
+// joinAll joins note and every item, a line each.
+func joinAll(note string, items []item) string {
+	lines := make([]string, 0, len(items)+1)
+	if note != "" {
+		lines = append(lines, note)
+	}
+	for _, it := range items {
+		lines = append(lines, it.text)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// priorityOrder gives the indexes of items in the order fit keeps them:
+// by priority; top-level entries in source order; members round-robin over
+// their parents (the first member of each class, then the second...), so
+// every class shows its first members rather than one class all.
+func priorityOrder(items []item) []int {
+	order := make([]int, len(items))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		if d := items[a].prio - items[b].prio; d != 0 {
+			return d
+		}
+		if items[a].parent < 0 {
+			return 0
+		}
+		return items[a].rank - items[b].rank
+	})
+	return order
 }
 
 func trailer(left, total int) string {

@@ -201,12 +201,38 @@ func lookupCatalog(data []byte, base *url.URL, model string) (catalogLimits, str
 			providers[id] = p
 		}
 	}
-	limits := func(m catalogModel) (catalogLimits, bool) {
-		ctx, ok := m.Limit.Context.pos()
-		out, _ := m.Limit.Output.pos()
-		return catalogLimits{context: ctx, output: out}, ok
-	}
 	// The endpoint's own provider.
+	for _, id := range ownProviders(providers, base) {
+		if m, ok := providers[id].Models[model]; ok {
+			if lim, ok := m.limits(); ok {
+				return lim, "provider " + id + ", model " + model, true
+			}
+		}
+	}
+	// Any provider; a "vendor/model" id is also tried as "model".
+	names := []string{model}
+	if i := strings.LastIndexByte(model, '/'); i >= 0 && i < len(model)-1 {
+		names = append(names, model[i+1:])
+	}
+	for _, name := range names {
+		if best, found := smallestLimits(providers, name); found > 0 {
+			return best, fmt.Sprintf("model %s, smallest of %d providers", name, found), true
+		}
+	}
+	return catalogLimits{}, "", false
+}
+
+// limits are the model's context and output limits; ok when it states a
+// context.
+func (m catalogModel) limits() (catalogLimits, bool) {
+	ctx, ok := m.Limit.Context.pos()
+	out, _ := m.Limit.Output.pos()
+	return catalogLimits{context: ctx, output: out}, ok
+}
+
+// ownProviders gives the providers whose api URL's host, or whose known
+// host, is base's.
+func ownProviders(providers map[string]catalogProvider, base *url.URL) []string {
 	var own []string
 	host := ""
 	if base != nil {
@@ -223,41 +249,28 @@ func lookupCatalog(data []byte, base *url.URL, model string) (catalogLimits, str
 	if id, ok := catalogHosts[host]; ok {
 		own = append(own, id)
 	}
-	for _, id := range own {
-		if m, ok := providers[id].Models[model]; ok {
-			if lim, ok := limits(m); ok {
-				return lim, "provider " + id + ", model " + model, true
-			}
+	return own
+}
+
+// smallestLimits takes the smallest context and output of every provider
+// that lists model name with limits, and how many do.
+func smallestLimits(providers map[string]catalogProvider, name string) (best catalogLimits, found int) {
+	for _, p := range providers {
+		m, ok := p.Models[name]
+		if !ok {
+			continue
 		}
-	}
-	// Any provider; a "vendor/model" id is also tried as "model".
-	names := []string{model}
-	if i := strings.LastIndexByte(model, '/'); i >= 0 && i < len(model)-1 {
-		names = append(names, model[i+1:])
-	}
-	for _, name := range names {
-		var best catalogLimits
-		found := 0
-		for _, p := range providers {
-			m, ok := p.Models[name]
-			if !ok {
-				continue
-			}
-			lim, ok := limits(m)
-			if !ok {
-				continue
-			}
-			if found == 0 || lim.context < best.context {
-				best.context = lim.context
-			}
-			if lim.output > 0 && (best.output == 0 || lim.output < best.output) {
-				best.output = lim.output
-			}
-			found++
+		lim, ok := m.limits()
+		if !ok {
+			continue
 		}
-		if found > 0 {
-			return best, fmt.Sprintf("model %s, smallest of %d providers", name, found), true
+		if found == 0 || lim.context < best.context {
+			best.context = lim.context
 		}
+		if lim.output > 0 && (best.output == 0 || lim.output < best.output) {
+			best.output = lim.output
+		}
+		found++
 	}
-	return catalogLimits{}, "", false
+	return best, found
 }

@@ -165,30 +165,7 @@ func (c *Client) stream(ctx context.Context, oreq openai.ChatCompletionRequest, 
 		return nil, err
 	}
 	defer st.Close()
-	acc := newAccumulator()
-	var broken error
-	for {
-		raw, err := st.RecvRaw()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			broken = c.classify(ctx, err, cap)
-			break
-		}
-		if len(raw) == 0 {
-			continue
-		}
-		ch, err := parseChunk(raw)
-		if err != nil {
-			broken = err
-			break
-		}
-		acc.add(ch, onDelta)
-	}
+	acc, broken := c.readStream(ctx, st, cap, onDelta)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -213,6 +190,33 @@ func (c *Client) stream(ctx context.Context, oreq openai.ChatCompletionRequest, 
 		Usage:        usageOf(acc.usage, acc.timings),
 		Timings:      timingsOf(acc.timings),
 	}, nil
+}
+
+// readStream reads a stream's chunks to its end into an accumulator,
+// passing their text to onDelta; broken is why the stream stopped early
+// (nil when it ended or the context did).
+func (c *Client) readStream(ctx context.Context, st *openai.ChatCompletionStream, cp *capture, onDelta func(llm.Delta)) (acc *accumulator, broken error) {
+	acc = newAccumulator()
+	for {
+		raw, err := st.RecvRaw()
+		if err == io.EOF {
+			return acc, nil
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return acc, nil // the caller returns the context's error
+			}
+			return acc, c.classify(ctx, err, cp)
+		}
+		if len(raw) == 0 {
+			continue
+		}
+		ch, err := parseChunk(raw)
+		if err != nil {
+			return acc, err
+		}
+		acc.add(ch, onDelta)
+	}
 }
 
 // refusesStreamWithTools recognises llama.cpp's "Cannot use tools with

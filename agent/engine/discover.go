@@ -289,68 +289,86 @@ func (c *Client) detectEngine(ctx context.Context, e modelEntry) string {
 func (c *Client) engineWindow(ctx context.Context, engine, model string, listed int) (n int, again bool, note string) {
 	switch engine {
 	case EngineLlamaCpp:
-		url := c.rootURL + "/props"
-		if listed > 1 {
-			url += "?model=" + neturl.QueryEscape(model) // router mode
-		}
-		b, err := c.get(ctx, url)
-		var se *statusError
-		if errors.As(err, &se) && (se.status == http.StatusUnauthorized || se.status == http.StatusForbidden) {
-			return 0, false, fmt.Sprintf("GET /props failed (%v: %s)", err, c.authHint())
-		}
-		if err != nil {
-			return 0, false, fmt.Sprintf("GET /props failed (%v)", err)
-		}
-		if n, ok := parseTotalSlots(b); ok && listed <= 1 {
-			c.noteSlots(n, "GET /props total_slots")
-		}
-		if n, ok := parseProps(b); ok {
-			return n, false, "GET /props default_generation_settings.n_ctx"
-		}
-		return 0, false, "GET /props states no n_ctx"
+		return c.llamaCppWindow(ctx, model, listed)
 	case EngineOllama:
-		if b, err := c.get(ctx, c.rootURL+"/api/ps"); err == nil {
-			if n, ok := parseOllamaPS(b, model); ok {
-				return n, false, "Ollama GET /api/ps context_length"
-			}
-		}
-		body, _ := json.Marshal(map[string]string{"model": model})
-		b, err := c.do(ctx, http.MethodPost, c.rootURL+"/api/show", body)
-		if err != nil {
-			return 0, true, fmt.Sprintf("Ollama has not loaded %s and POST /api/show failed (%v)", model, err)
-		}
-		numCtx, trained := parseOllamaShow(b)
-		if numCtx > 0 {
-			return numCtx, false, "Ollama POST /api/show num_ctx"
-		}
-		note = fmt.Sprintf("Ollama has not loaded %s yet, so its window is unknown until it does", model)
-		if trained > 0 {
-			note += fmt.Sprintf(" (it was trained for %d tokens, but Ollama runs models with a smaller default context)", trained)
-		}
-		return 0, true, note
+		return c.ollamaWindow(ctx, model)
 	case EngineLMStudio:
-		maxCtx := 0
-		if b, err := c.get(ctx, c.rootURL+"/api/v0/models"); err == nil {
-			if loaded, m, ok := parseLMStudioV0(b, model); ok {
-				if loaded > 0 {
-					return loaded, false, "LM Studio GET /api/v0/models loaded_context_length"
-				}
-				maxCtx = m
-			}
-		}
-		if b, err := c.get(ctx, c.rootURL+"/api/v1/models"); err == nil {
-			if loaded, m, ok := parseLMStudioV1(b, model); ok {
-				if loaded > 0 {
-					return loaded, false, "LM Studio GET /api/v1/models loaded_instances context_length"
-				}
-				maxCtx = max(maxCtx, m)
-			}
-		}
-		note = fmt.Sprintf("LM Studio has not loaded %s yet, so its window is unknown until it does", model)
-		if maxCtx > 0 {
-			note += fmt.Sprintf(" (its maximum is %d tokens, but LM Studio loads models with a smaller context by default)", maxCtx)
-		}
-		return 0, true, note
+		return c.lmStudioWindow(ctx, model)
 	}
 	return 0, false, ""
+}
+
+// llamaCppWindow reads the window from llama.cpp's /props (of model, in
+// router mode when the server lists more than one), noting its slots.
+func (c *Client) llamaCppWindow(ctx context.Context, model string, listed int) (n int, again bool, note string) {
+	url := c.rootURL + "/props"
+	if listed > 1 {
+		url += "?model=" + neturl.QueryEscape(model) // router mode
+	}
+	b, err := c.get(ctx, url)
+	var se *statusError
+	if errors.As(err, &se) && (se.status == http.StatusUnauthorized || se.status == http.StatusForbidden) {
+		return 0, false, fmt.Sprintf("GET /props failed (%v: %s)", err, c.authHint())
+	}
+	if err != nil {
+		return 0, false, fmt.Sprintf("GET /props failed (%v)", err)
+	}
+	if n, ok := parseTotalSlots(b); ok && listed <= 1 {
+		c.noteSlots(n, "GET /props total_slots")
+	}
+	if n, ok := parseProps(b); ok {
+		return n, false, "GET /props default_generation_settings.n_ctx"
+	}
+	return 0, false, "GET /props states no n_ctx"
+}
+
+// ollamaWindow reads the window of a loaded model from Ollama's /api/ps,
+// else a num_ctx set in /api/show; again when it is not loaded yet.
+func (c *Client) ollamaWindow(ctx context.Context, model string) (n int, again bool, note string) {
+	if b, err := c.get(ctx, c.rootURL+"/api/ps"); err == nil {
+		if n, ok := parseOllamaPS(b, model); ok {
+			return n, false, "Ollama GET /api/ps context_length"
+		}
+	}
+	body, _ := json.Marshal(map[string]string{"model": model})
+	b, err := c.do(ctx, http.MethodPost, c.rootURL+"/api/show", body)
+	if err != nil {
+		return 0, true, fmt.Sprintf("Ollama has not loaded %s and POST /api/show failed (%v)", model, err)
+	}
+	numCtx, trained := parseOllamaShow(b)
+	if numCtx > 0 {
+		return numCtx, false, "Ollama POST /api/show num_ctx"
+	}
+	note = fmt.Sprintf("Ollama has not loaded %s yet, so its window is unknown until it does", model)
+	if trained > 0 {
+		note += fmt.Sprintf(" (it was trained for %d tokens, but Ollama runs models with a smaller default context)", trained)
+	}
+	return 0, true, note
+}
+
+// lmStudioWindow reads the window of a loaded model from LM Studio's
+// /api/v0 and /api/v1 listings; again when it is not loaded yet.
+func (c *Client) lmStudioWindow(ctx context.Context, model string) (n int, again bool, note string) {
+	maxCtx := 0
+	if b, err := c.get(ctx, c.rootURL+"/api/v0/models"); err == nil {
+		if loaded, m, ok := parseLMStudioV0(b, model); ok {
+			if loaded > 0 {
+				return loaded, false, "LM Studio GET /api/v0/models loaded_context_length"
+			}
+			maxCtx = m
+		}
+	}
+	if b, err := c.get(ctx, c.rootURL+"/api/v1/models"); err == nil {
+		if loaded, m, ok := parseLMStudioV1(b, model); ok {
+			if loaded > 0 {
+				return loaded, false, "LM Studio GET /api/v1/models loaded_instances context_length"
+			}
+			maxCtx = max(maxCtx, m)
+		}
+	}
+	note = fmt.Sprintf("LM Studio has not loaded %s yet, so its window is unknown until it does", model)
+	if maxCtx > 0 {
+		note += fmt.Sprintf(" (its maximum is %d tokens, but LM Studio loads models with a smaller context by default)", maxCtx)
+	}
+	return 0, true, note
 }

@@ -128,16 +128,23 @@ func (s *Server) decideLocked(rec *Recorded) *answer {
 		// be about half of num_ctx (ollama#3839, #17427).
 		rec.Overflowed = true
 		tokens = tokens[n-o.Window/2:]
-		n = len(tokens)
-		prompt = "" // the slot below is rebuilt from tokens
+		prompt = "" // serve rebuilds the slot from tokens
 	}
+	s.serve(a, reply, rec, prompt, tokens)
+	return a
+}
 
+// serve fills in a, the answer to a request the window admits with its
+// prompt tokens (prompt "" when they were cut from it): what the cache
+// held of them, the reply, and the slot's new state; rec records it.
+func (s *Server) serve(a *answer, reply Reply, rec *Recorded, prompt string, tokens []uint32) {
+	p, n := a.req, len(tokens)
 	// The cache: the slot's state, or one restored from host memory; the
 	// common prefix and, with chunk reuse, the chunks after it (cache.go).
 	lcp, slot := s.takeCache(p, tokens, rec)
 	a.promptTokens, a.cacheN = n, s.cachedOf(lcp, n)
 	a.promptN = n - a.cacheN
-	a.promptMS = round3(float64(a.promptN) * o.PromptMSPerToken)
+	a.promptMS = round3(float64(a.promptN) * s.opts.PromptMSPerToken)
 
 	// The reply.
 	msg, finish, completion := s.replyOf(p, reply, rec.Index, n)
@@ -155,7 +162,6 @@ func (s *Server) decideLocked(rec *Recorded) *answer {
 	rec.CacheN, rec.PromptN, rec.PromptMS = a.cacheN, a.promptN, a.promptMS
 	rec.CompletionTokens = completion
 	rec.Reply.Content, rec.Reply.Reasoning, rec.Reply.ToolCalls, rec.Reply.Finish = msg.Content, msg.Reasoning, msg.ToolCalls, finish
-	return a
 }
 
 // admit parses a recorded request and checks what the engine checks before

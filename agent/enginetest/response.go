@@ -128,30 +128,10 @@ func (s *Server) writeCompletion(w http.ResponseWriter, a *answer) {
 // streamChunks is the sequence of SSE data payloads of a streamed reply, in
 // the shape's form, without the final [DONE].
 func (s *Server) streamChunks(a *answer) [][]byte {
-	shape := s.opts.Shape
-	base := func(choices []obj) obj {
-		c := obj{"choices": choices, "created": created, "id": a.id, "model": s.modelName(a), "object": "chat.completion.chunk"}
-		if s.isLlama() {
-			c["system_fingerprint"] = "b7000-fake0000"
-		}
-		if shape == ShapeHosted {
-			c["system_fingerprint"] = "fp_fake"
-			if a.req.IncludeUsage {
-				c["usage"] = nil
-			}
-		}
-		return c
-	}
-	delta := func(d obj, finish any) obj {
-		ch := obj{"index": 0, "delta": d, "finish_reason": finish}
-		if shape == ShapeVLLM || shape == ShapeHosted {
-			ch["logprobs"] = nil
-		}
-		return base([]obj{ch})
-	}
+	delta := func(d obj, finish any) obj { return s.chunkDelta(a, d, finish) }
 	var out []obj
 	first := obj{"role": "assistant", "content": nil}
-	switch shape {
+	switch s.opts.Shape {
 	case ShapeVLLM, ShapeOllama, ShapeLMStudio:
 		first["content"] = ""
 	case ShapeHosted:
@@ -186,7 +166,7 @@ func (s *Server) streamChunks(a *answer) [][]byte {
 	out = append(out, final)
 	last := final
 	if a.req.IncludeUsage {
-		u := base([]obj{})
+		u := s.chunkBase(a, []obj{})
 		u["usage"] = s.usage(a)
 		out = append(out, u)
 		last = u
@@ -200,6 +180,32 @@ func (s *Server) streamChunks(a *answer) [][]byte {
 		chunks[i] = mustJSON(c)
 	}
 	return chunks
+}
+
+// chunkBase is a stream chunk of a's reply carrying choices, with the
+// fields the shape puts around them.
+func (s *Server) chunkBase(a *answer, choices []obj) obj {
+	c := obj{"choices": choices, "created": created, "id": a.id, "model": s.modelName(a), "object": "chat.completion.chunk"}
+	if s.isLlama() {
+		c["system_fingerprint"] = "b7000-fake0000"
+	}
+	if s.opts.Shape == ShapeHosted {
+		c["system_fingerprint"] = "fp_fake"
+		if a.req.IncludeUsage {
+			c["usage"] = nil
+		}
+	}
+	return c
+}
+
+// chunkDelta is a stream chunk of a's reply with one choice: delta d and
+// finish (nil before the last).
+func (s *Server) chunkDelta(a *answer, d obj, finish any) obj {
+	ch := obj{"index": 0, "delta": d, "finish_reason": finish}
+	if s.opts.Shape == ShapeVLLM || s.opts.Shape == ShapeHosted {
+		ch["logprobs"] = nil
+	}
+	return s.chunkBase(a, []obj{ch})
 }
 
 // writeStream writes a streamed reply, applying the request's fault; done

@@ -157,22 +157,8 @@ func (f ScriptFile) Compile() (Script, error) {
 	if f.Then == "loop" && (f.LoopFrom < 0 || f.LoopFrom >= len(f.Replies)) {
 		return nil, fmt.Errorf("loop_from %d: want 0 to %d", f.LoopFrom, len(f.Replies)-1)
 	}
-	check := func(where string, r ReplySpec) error {
-		for i, c := range r.ToolCalls {
-			if c.Name == "" {
-				return fmt.Errorf("%s: tool_calls[%d]: missing name", where, i)
-			}
-			if _, err := c.argumentsText(); err != nil {
-				return fmt.Errorf("%s: tool_calls[%d]: %w", where, i, err)
-			}
-		}
-		if r.Pad < 0 {
-			return fmt.Errorf("%s: pad must not be negative", where)
-		}
-		return nil
-	}
 	for i, r := range f.Replies {
-		if err := check(fmt.Sprintf("replies[%d]", i), r); err != nil {
+		if err := r.check(fmt.Sprintf("replies[%d]", i)); err != nil {
 			return nil, err
 		}
 	}
@@ -181,13 +167,13 @@ func (f ScriptFile) Compile() (Script, error) {
 		rules = append([]ScriptRule{{When: When{ToolChoice: "none"}, Reply: ReplySpec{Content: f.Note}}}, rules...)
 	}
 	for i, r := range rules {
-		if err := check(fmt.Sprintf("rules[%d]", i), r.Reply); err != nil {
+		if err := r.Reply.check(fmt.Sprintf("rules[%d]", i)); err != nil {
 			return nil, err
 		}
 	}
 	fallback := ReplySpec{Content: "Done."}
 	if f.Fallback != nil {
-		if err := check("fallback", *f.Fallback); err != nil {
+		if err := f.Fallback.check("fallback"); err != nil {
 			return nil, err
 		}
 		fallback = *f.Fallback
@@ -216,6 +202,22 @@ func (f ScriptFile) Compile() (Script, error) {
 		}
 		return f.Replies[len(f.Replies)-1].reply(r.Index)
 	}, nil
+}
+
+// check reports what is wrong with a reply of the file, found at where.
+func (r ReplySpec) check(where string) error {
+	for i, c := range r.ToolCalls {
+		if c.Name == "" {
+			return fmt.Errorf("%s: tool_calls[%d]: missing name", where, i)
+		}
+		if _, err := c.argumentsText(); err != nil {
+			return fmt.Errorf("%s: tool_calls[%d]: %w", where, i, err)
+		}
+	}
+	if r.Pad < 0 {
+		return fmt.Errorf("%s: pad must not be negative", where)
+	}
+	return nil
 }
 
 func (w When) matches(r *Request) bool {

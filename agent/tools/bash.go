@@ -260,20 +260,26 @@ func runCommand(ctx context.Context, dir, command string, timeout time.Duration,
 		pr.Close() // a process escaped the sweep and holds the pipe
 		<-copied
 	}
+	res.exit, res.signal = exitStatus(werr)
+	return res
+}
 
+// exitStatus is the exit code of a command Wait returned werr for, and
+// the signal that ended it (exit -1) when one did.
+func exitStatus(werr error) (exit int, signal string) {
 	var ee *exec.ExitError
 	switch {
 	case werr == nil:
+		return 0, ""
 	case errors.As(werr, &ee):
-		res.exit = ee.ExitCode()
-		if res.exit < 0 {
-			res.signal = exitSignal(ee)
+		exit = ee.ExitCode()
+		if exit < 0 {
+			signal = exitSignal(ee)
 		}
+		return exit, signal
 	default:
-		res.exit = -1
-		res.signal = werr.Error()
+		return -1, werr.Error()
 	}
-	return res
 }
 
 // endNote says what was killed when the command was ended.

@@ -169,37 +169,7 @@ func backtrack(a, b []string, trace [][]int, dEnd int) []diffOp {
 // and hunks of diffContext lines of context. It returns "" and 0 when
 // nothing changed.
 func unifiedDiff(oldName, newName string, ops []diffOp) (string, int) {
-	type span struct{ lo, hi int } // ops[lo:hi] is one hunk
-	var hunks []span
-	for i := 0; i < len(ops); i++ {
-		if ops[i].kind == ' ' {
-			continue
-		}
-		lo := max(0, i-diffContext)
-		// Extend over changes at most 2*diffContext kept lines apart.
-		j := i
-		for {
-			for j < len(ops) && ops[j].kind != ' ' {
-				j++
-			}
-			k := j
-			for k < len(ops) && ops[k].kind == ' ' {
-				k++
-			}
-			if k < len(ops) && k-j <= 2*diffContext {
-				j = k
-				continue
-			}
-			break
-		}
-		hi := min(len(ops), j+diffContext)
-		if n := len(hunks); n > 0 && lo <= hunks[n-1].hi {
-			hunks[n-1].hi = hi
-		} else {
-			hunks = append(hunks, span{lo, hi})
-		}
-		i = hi - 1
-	}
+	hunks := diffHunks(ops)
 	if len(hunks) == 0 {
 		return "", 0
 	}
@@ -235,6 +205,45 @@ func unifiedDiff(oldName, newName string, ops []diffOp) (string, int) {
 		}
 	}
 	return b.String(), len(hunks)
+}
+
+// hunkSpan is one hunk of an edit script: ops[lo:hi].
+type hunkSpan struct{ lo, hi int }
+
+// diffHunks groups an edit script's changes into hunks with diffContext
+// lines of context, joining changes at most 2*diffContext kept lines apart.
+func diffHunks(ops []diffOp) []hunkSpan {
+	var hunks []hunkSpan
+	for i := 0; i < len(ops); i++ {
+		if ops[i].kind == ' ' {
+			continue
+		}
+		lo := max(0, i-diffContext)
+		// Extend over changes at most 2*diffContext kept lines apart.
+		j := i
+		for {
+			for j < len(ops) && ops[j].kind != ' ' {
+				j++
+			}
+			k := j
+			for k < len(ops) && ops[k].kind == ' ' {
+				k++
+			}
+			if k < len(ops) && k-j <= 2*diffContext {
+				j = k
+				continue
+			}
+			break
+		}
+		hi := min(len(ops), j+diffContext)
+		if n := len(hunks); n > 0 && lo <= hunks[n-1].hi {
+			hunks[n-1].hi = hi
+		} else {
+			hunks = append(hunks, hunkSpan{lo, hi})
+		}
+		i = hi - 1
+	}
+	return hunks
 }
 
 // hunkRange is the "start,count" of a hunk header; an empty range starts at

@@ -66,13 +66,7 @@ func (editTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin.
 		return errResult(ctxwin.KindEdit, "%s is a binary file; edit changes text files only", pl.Rel), nil
 	}
 	content := string(data)
-	offsets := findAll(content, oldStr)
-	if len(offsets) == 0 && strings.Contains(content, "\r\n") && !strings.Contains(oldStr, "\r\n") {
-		// The file has Windows line endings; the model wrote \n.
-		oldStr = strings.ReplaceAll(oldStr, "\n", "\r\n")
-		newStr = strings.ReplaceAll(strings.ReplaceAll(newStr, "\r\n", "\n"), "\n", "\r\n")
-		offsets = findAll(content, oldStr)
-	}
+	offsets, oldStr, newStr := findOld(content, oldStr, newStr)
 	switch {
 	case len(offsets) == 0:
 		return errResult(ctxwin.KindEdit, "%s", notFound(pl.Rel, content, oldStr)), nil
@@ -96,6 +90,19 @@ func (editTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin.
 		Summary: fmt.Sprintf("Edited %s (%s)", pl.Rel, plural(hunks, "hunk")),
 		Path:    pl.Rel,
 	}, nil
+}
+
+// findOld returns the offsets of oldStr in content. When it is not there
+// as written and the file has Windows line endings the model did not
+// write, both strings are given the file's line endings.
+func findOld(content, oldStr, newStr string) ([]int, string, string) {
+	offsets := findAll(content, oldStr)
+	if len(offsets) == 0 && strings.Contains(content, "\r\n") && !strings.Contains(oldStr, "\r\n") {
+		oldStr = strings.ReplaceAll(oldStr, "\n", "\r\n")
+		newStr = strings.ReplaceAll(strings.ReplaceAll(newStr, "\r\n", "\n"), "\n", "\r\n")
+		offsets = findAll(content, oldStr)
+	}
+	return offsets, oldStr, newStr
 }
 
 // findAll returns the offsets of the non-overlapping occurrences of sub.

@@ -78,13 +78,7 @@ func (grepTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin.
 	}
 	if err != nil {
 		out.discard()
-		if errors.Is(err, fs.ErrNotExist) {
-			return errResult(ctxwin.KindGrep, "%s does not exist", pl.Rel), nil
-		}
-		if ctx.Err() != nil {
-			return errResult(ctxwin.KindGrep, "grep was cancelled"), nil
-		}
-		return errResult(ctxwin.KindGrep, "cannot search %s: %v", pl.Rel, plainErr(err)), nil
+		return grepFailed(ctx, pl, err), nil
 	}
 	text, saved := out.finish()
 	where := pl.Rel
@@ -100,6 +94,17 @@ func (grepTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (ctxwin.
 		text += fmt.Sprintf("(%s larger than %s not searched)\n", plural(skipped, "file"), sizeString(GrepFileBytes))
 	}
 	return ctxwin.Result{Kind: ctxwin.KindGrep, Text: text, Summary: summary, SavedTo: saved, Query: pattern}, nil
+}
+
+// grepFailed is the result of a search of pl that failed with err.
+func grepFailed(ctx context.Context, pl place, err error) ctxwin.Result {
+	if errors.Is(err, fs.ErrNotExist) {
+		return errResult(ctxwin.KindGrep, "%s does not exist", pl.Rel)
+	}
+	if ctx.Err() != nil {
+		return errResult(ctxwin.KindGrep, "grep was cancelled")
+	}
+	return errResult(ctxwin.KindGrep, "cannot search %s: %v", pl.Rel, plainErr(err))
 }
 
 // grepFiles are the files under pl that match filter (nil: all), in the

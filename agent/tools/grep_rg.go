@@ -328,27 +328,7 @@ func writeRipgrep(b *strings.Builder, re *syntax.Regexp) bool {
 	case syntax.OpEmptyMatch:
 		b.WriteString("(?:)")
 	case syntax.OpLiteral:
-		b.WriteString("(?:")
-		for _, r := range re.Rune {
-			if re.Flags&syntax.FoldCase == 0 && r != '\n' && r != utf8.RuneError && !utf16.IsSurrogate(r) {
-				b.WriteString(rustLiteral(r))
-				continue
-			}
-			set := []rune{r, r}
-			if re.Flags&syntax.FoldCase != 0 {
-				set = nil
-				for f := r; ; {
-					set = append(set, f, f)
-					if f = unicode.SimpleFold(f); f == r {
-						break
-					}
-				}
-			}
-			if !writeClass(b, set) {
-				return false
-			}
-		}
-		b.WriteString(")")
+		return writeLiteral(b, re)
 	case syntax.OpCharClass:
 		return writeClass(b, re.Rune)
 	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
@@ -397,6 +377,33 @@ func writeRipgrep(b *strings.Builder, re *syntax.Regexp) bool {
 	default: // OpNoMatch, and any op to come
 		return false
 	}
+	return true
+}
+
+// writeLiteral writes a literal as a group of its runes; a rune folded
+// for case, a newline or one ripgrep cannot spell goes as a class.
+func writeLiteral(b *strings.Builder, re *syntax.Regexp) bool {
+	b.WriteString("(?:")
+	for _, r := range re.Rune {
+		if re.Flags&syntax.FoldCase == 0 && r != '\n' && r != utf8.RuneError && !utf16.IsSurrogate(r) {
+			b.WriteString(rustLiteral(r))
+			continue
+		}
+		set := []rune{r, r}
+		if re.Flags&syntax.FoldCase != 0 {
+			set = nil
+			for f := r; ; {
+				set = append(set, f, f)
+				if f = unicode.SimpleFold(f); f == r {
+					break
+				}
+			}
+		}
+		if !writeClass(b, set) {
+			return false
+		}
+	}
+	b.WriteString(")")
 	return true
 }
 

@@ -67,17 +67,22 @@ func runOutline(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "%s\n", data)
 			continue
 		}
-		if o == nil {
-			continue
-		}
-		fmt.Fprintf(stdout, "%s== %s (%s, %d lines)\n", sep(i), path, o.Lang, o.Lines)
-		if r := o.Render(*budget); r != "" {
-			fmt.Fprintln(stdout, r)
-		} else {
-			fmt.Fprintln(stdout, "(no declarations)")
+		if o != nil {
+			printOutline(stdout, sep(i), path, o, *budget)
 		}
 	}
 	return status
+}
+
+// printOutline prints one file's outline as text within budget
+// characters, after a separator.
+func printOutline(w io.Writer, sep, path string, o *outline.Outline, budget int) {
+	fmt.Fprintf(w, "%s== %s (%s, %d lines)\n", sep, path, o.Lang, o.Lines)
+	if r := o.Render(budget); r != "" {
+		fmt.Fprintln(w, r)
+	} else {
+		fmt.Fprintln(w, "(no declarations)")
+	}
 }
 
 func sep(i int) string {

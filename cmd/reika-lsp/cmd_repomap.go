@@ -59,8 +59,26 @@ func runRepoMap(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "reika-lsp repomap: %v\n", err)
 		return 2
 	}
+	m := newRepoMap(dir, *cache && !*noCache, touches, stderr)
+	out, err := m.Render(n)
+	if err != nil {
+		fmt.Fprintf(stderr, "reika-lsp repomap: %v\n", err)
+		return 1
+	}
+	if out != "" {
+		fmt.Fprintln(stdout, out)
+	}
+	if *stats {
+		printMapStats(stderr, m.Stats(), len(out), n)
+	}
+	return 0
+}
+
+// newRepoMap makes the repo map of dir with the session's touched files,
+// in the user's cache directory when cache is on (and one is found).
+func newRepoMap(dir string, cache bool, touches []string, stderr io.Writer) *outline.RepoMap {
 	m := outline.NewRepoMap(dir)
-	if *cache && !*noCache {
+	if cache {
 		cdir, err := outline.DefaultCacheDir()
 		if err != nil {
 			fmt.Fprintf(stderr, "reika-lsp repomap: no cache: %v\n", err)
@@ -71,27 +89,21 @@ func runRepoMap(args []string, stdout, stderr io.Writer) int {
 	for _, t := range touches {
 		m.Touch(t)
 	}
-	out, err := m.Render(n)
-	if err != nil {
-		fmt.Fprintf(stderr, "reika-lsp repomap: %v\n", err)
-		return 1
+	return m
+}
+
+// printMapStats prints what rendering a map of chars characters (of a
+// budget) read and how long it took.
+func printMapStats(w io.Writer, s outline.MapStats, chars, budget int) {
+	reused := ""
+	if s.Reused {
+		reused = ", the map itself from the cache"
 	}
-	if out != "" {
-		fmt.Fprintln(stdout, out)
+	fmt.Fprintf(w, "repomap: %d files, %d read, %d cached, %d generated left out, %d shown, %d of %d characters%s, %v\n",
+		s.Files, s.Parsed, s.Cached, s.Skipped, s.Shown, chars, budget, reused, s.Took.Round(1e6))
+	if s.CacheErr != nil {
+		fmt.Fprintf(w, "repomap: cache not written: %v\n", s.CacheErr)
 	}
-	if *stats {
-		s := m.Stats()
-		reused := ""
-		if s.Reused {
-			reused = ", the map itself from the cache"
-		}
-		fmt.Fprintf(stderr, "repomap: %d files, %d read, %d cached, %d generated left out, %d shown, %d of %d characters%s, %v\n",
-			s.Files, s.Parsed, s.Cached, s.Skipped, s.Shown, len(out), n, reused, s.Took.Round(1e6))
-		if s.CacheErr != nil {
-			fmt.Fprintf(stderr, "repomap: cache not written: %v\n", s.CacheErr)
-		}
-	}
-	return 0
 }
 
 // mapBudget chooses the budget: the flag, else REIKA_REPO_MAP_BUDGET, else

@@ -59,28 +59,15 @@ func runWindow(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "reika-lsp window: %v\n", err)
 		return 2
 	}
-
-	window, source := settings.ContextWindow, describeSource(settings, "contextWindow")
-	if *windowFlag != "" {
-		if window, err = tokens("--window", *windowFlag); err != nil {
-			fmt.Fprintf(stderr, "reika-lsp window: %v\n", err)
-			return 2
-		}
-		source = "--window"
+	window, source, err := chooseWindow(settings, *windowFlag)
+	if err != nil {
+		fmt.Fprintf(stderr, "reika-lsp window: %v\n", err)
+		return 2
 	}
-	if window <= 0 {
-		if window, source, err = engineWindow(settings); err != nil {
-			fmt.Fprintf(stderr, "reika-lsp window: no window configured, and the engine did not give one (%v): pass --window N or set REIKA_CONTEXT_WINDOW\n", err)
-			return 2
-		}
-	}
-	// The flag pins the reserve as the variable does, so the two agree.
-	pin := ctxwin.Reserve{Pinned: settings.MinGenTokens}
-	if *reserveFlag != "" {
-		if pin.Pinned, err = tokens("--reserve", *reserveFlag); err != nil {
-			fmt.Fprintf(stderr, "reika-lsp window: %v\n", err)
-			return 2
-		}
+	pin, err := chooseReserve(settings, *reserveFlag)
+	if err != nil {
+		fmt.Fprintf(stderr, "reika-lsp window: %v\n", err)
+		return 2
 	}
 	reserve := pin.Tokens(window)
 	if err := ctxwin.Validate(window, reserve); err != nil {
@@ -99,12 +86,7 @@ func runWindow(args []string, stdout, stderr io.Writer) int {
 	mcpParts, reports, printMCP := windowMCP(window, settings)
 	parts = withMCPParts(parts, mcpParts)
 	if *asJSON {
-		out, _ := json.Marshal(struct {
-			ctxwin.Budget
-			Prefix []agent.PrefixPart `json:"prefix"`
-			MCP    []mcp.Report       `json:"mcp,omitempty"`
-		}{b, parts, reports})
-		fmt.Fprintln(stdout, string(out))
+		printWindowJSON(stdout, b, parts, reports)
 		return 0
 	}
 	printWindow(stdout, b, source, parts)
@@ -113,6 +95,49 @@ func runWindow(args []string, stdout, stderr io.Writer) int {
 	}
 	printMCP(stdout)
 	return 0
+}
+
+// printWindowJSON prints the budget, the prefix's parts and the MCP
+// servers' reports as one JSON object.
+func printWindowJSON(w io.Writer, b ctxwin.Budget, parts []agent.PrefixPart, reports []mcp.Report) {
+	out, _ := json.Marshal(struct {
+		ctxwin.Budget
+		Prefix []agent.PrefixPart `json:"prefix"`
+		MCP    []mcp.Report       `json:"mcp,omitempty"`
+	}{b, parts, reports})
+	fmt.Fprintln(w, string(out))
+}
+
+// chooseWindow gives the window to show and where it comes from: the
+// --window flag, else the settings, else the engine's.
+func chooseWindow(settings agent.Settings, flagValue string) (window int, source string, err error) {
+	window, source = settings.ContextWindow, describeSource(settings, "contextWindow")
+	if flagValue != "" {
+		if window, err = tokens("--window", flagValue); err != nil {
+			return 0, "", err
+		}
+		source = "--window"
+	}
+	if window <= 0 {
+		if window, source, err = engineWindow(settings); err != nil {
+			return 0, "", fmt.Errorf("no window configured, and the engine did not give one (%v): pass --window N or set REIKA_CONTEXT_WINDOW", err)
+		}
+	}
+	return window, source, nil
+}
+
+// chooseReserve gives the generation reserve: pinned by the --reserve
+// flag as REIKA_MIN_GEN_TOKENS pins it, so the two agree.
+func chooseReserve(settings agent.Settings, flagValue string) (ctxwin.Reserve, error) {
+	pin := ctxwin.Reserve{Pinned: settings.MinGenTokens}
+	if flagValue != "" {
+		n, err := tokens("--reserve", flagValue)
+		if err != nil {
+			return pin, err
+		}
+		pin.Pinned = n
+	}
+	return pin, nil
 }
 
 // tokens parses a positive token count.

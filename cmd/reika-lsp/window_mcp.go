@@ -26,28 +26,7 @@ func windowMCP(window int, s agent.Settings) (parts []agent.PrefixPart, reports 
 	if err != nil {
 		return nil, nil, func(io.Writer) {}
 	}
-	var servers []mcp.Server
-	var lines []string
-	user, err := mcp.LoadUser(agent.ConfigFilePath(), nil)
-	if err != nil {
-		lines = append(lines, err.Error())
-	}
-	servers = append(servers, user...)
-	ws, hash, err := mcp.LoadWorkspace(root, nil)
-	if err != nil {
-		lines = append(lines, err.Error())
-	}
-	if len(ws) > 0 && !mcp.Trusted(agent.StateDir(), root, hash) {
-		why := "is not trusted yet (a session asks)"
-		if mcp.Declined(agent.StateDir(), root, hash) {
-			why = "is declined (never start its servers; a changed file asks again)"
-		}
-		for _, s := range ws {
-			lines = append(lines, fmt.Sprintf("%s (%s): not started: the workspace's %s %s", s.Name, s.From, mcp.WorkspaceFile, why))
-		}
-		ws = nil
-	}
-	servers = append(servers, ws...)
+	servers, lines := mcpServers(root)
 	if len(servers) == 0 && len(lines) == 0 {
 		return nil, nil, func(w io.Writer) {
 			fmt.Fprintf(w, "\nMCP servers: none (%s in this directory, [mcp.servers.NAME] in %s)\n", mcp.WorkspaceFile, agent.ConfigFilePath())
@@ -82,4 +61,30 @@ func windowMCP(window int, s agent.Settings) (parts []agent.PrefixPart, reports 
 			fmt.Fprintln(w, "  "+l)
 		}
 	}
+}
+
+// mcpServers loads the MCP servers a session in root would start: the
+// user's, and the workspace's when the user trusts them. lines say what
+// could not be loaded or will not be started, and why.
+func mcpServers(root string) (servers []mcp.Server, lines []string) {
+	user, err := mcp.LoadUser(agent.ConfigFilePath(), nil)
+	if err != nil {
+		lines = append(lines, err.Error())
+	}
+	servers = append(servers, user...)
+	ws, hash, err := mcp.LoadWorkspace(root, nil)
+	if err != nil {
+		lines = append(lines, err.Error())
+	}
+	if len(ws) > 0 && !mcp.Trusted(agent.StateDir(), root, hash) {
+		why := "is not trusted yet (a session asks)"
+		if mcp.Declined(agent.StateDir(), root, hash) {
+			why = "is declined (never start its servers; a changed file asks again)"
+		}
+		for _, s := range ws {
+			lines = append(lines, fmt.Sprintf("%s (%s): not started: the workspace's %s %s", s.Name, s.From, mcp.WorkspaceFile, why))
+		}
+		ws = nil
+	}
+	return append(servers, ws...), lines
 }

@@ -1,6 +1,7 @@
 package deptest
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -13,10 +14,13 @@ import (
 
 // The limits of issue 18: no file over 600 lines and no function over 80
 // outside tests. A file or function that must be one piece says why in a
-// comment holding "one piece".
+// comment holding "one piece". And of issue 33: at most maxLongFuncs
+// functions outside tests over longFuncLines, one piece or not.
 const (
-	maxFileLines = 600
-	maxFuncLines = 80
+	maxFileLines  = 600
+	maxFuncLines  = 80
+	longFuncLines = 60
+	maxLongFuncs  = 10
 )
 
 // TestSizes holds every non-test Go file of the repository to the limits.
@@ -24,6 +28,7 @@ func TestSizes(t *testing.T) {
 	root := filepath.Join("..", "..")
 	fset := token.NewFileSet()
 	files := 0
+	var long []string
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -61,6 +66,9 @@ func TestSizes(t *testing.T) {
 			if n > maxFuncLines && (fn.Doc == nil || !strings.Contains(fn.Doc.Text(), "one piece")) {
 				t.Errorf("%s: func %s is %d lines, more than %d", path, fn.Name.Name, n, maxFuncLines)
 			}
+			if n > longFuncLines {
+				long = append(long, fmt.Sprintf("%s: func %s is %d lines", path, fn.Name.Name, n))
+			}
 		}
 		return nil
 	})
@@ -69,5 +77,9 @@ func TestSizes(t *testing.T) {
 	}
 	if files < 100 {
 		t.Fatalf("only %d Go files found under %s", files, root)
+	}
+	if len(long) > maxLongFuncs {
+		t.Errorf("%d functions are over %d lines, more than %d; split some:\n%s",
+			len(long), longFuncLines, maxLongFuncs, strings.Join(long, "\n"))
 	}
 }

@@ -212,68 +212,16 @@ func runEnd(s string, i int, in func(rune) bool) int {
 // are kept up to date word by word, so a merge costs a pass over the words
 // and one over the pairs.
 func learnMerges(text string, n int) [][2]string {
-	counts := map[string]int{}
-	for _, p := range preTokenize(text) {
-		counts[p]++
-	}
-	type word struct {
-		syms  []string
-		count int
-	}
-	keys := make([]string, 0, len(counts))
-	for k := range counts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	words := make([]word, 0, len(keys))
-	pairs := map[[2]string]int{}
-	for _, k := range keys {
-		var syms []string
-		for i := 0; i < len(k); i++ {
-			syms = append(syms, string(byteToRune[k[i]]))
-		}
-		words = append(words, word{syms, counts[k]})
-		for i := 0; i+1 < len(syms); i++ {
-			pairs[[2]string{syms[i], syms[i+1]}] += counts[k]
-		}
-	}
+	words, pairs := bpeWords(text)
 	var out [][2]string
 	for len(out) < n {
-		var best [2]string
-		bestN := 1 // a pair seen once is not worth a merge
-		for p, c := range pairs {
-			if c > bestN || c == bestN && bestN > 1 && (p[0] < best[0] || p[0] == best[0] && p[1] < best[1]) {
-				best, bestN = p, c
-			}
-		}
-		if bestN <= 1 {
+		best, ok := bestPair(pairs)
+		if !ok {
 			break
 		}
 		out = append(out, best)
-		merged := best[0] + best[1]
 		for wi := range words {
-			w := &words[wi]
-			has := false
-			for i := 0; i+1 < len(w.syms); i++ {
-				if w.syms[i] == best[0] && w.syms[i+1] == best[1] {
-					has = true
-					break
-				}
-			}
-			if !has {
-				continue
-			}
-			for i := 0; i+1 < len(w.syms); i++ {
-				pairs[[2]string{w.syms[i], w.syms[i+1]}] -= w.count
-			}
-			for i := 0; i+1 < len(w.syms); i++ {
-				if w.syms[i] == best[0] && w.syms[i+1] == best[1] {
-					w.syms = slices.Replace(w.syms, i, i+2, merged)
-				}
-			}
-			for i := 0; i+1 < len(w.syms); i++ {
-				pairs[[2]string{w.syms[i], w.syms[i+1]}] += w.count
-			}
+			words[wi].merge(best, pairs)
 		}
 		for p, c := range pairs {
 			if c <= 0 {
@@ -282,4 +230,77 @@ func learnMerges(text string, n int) [][2]string {
 		}
 	}
 	return out
+}
+
+// bpeWord is a distinct pre-tokenized piece as symbols, and how often it
+// occurs.
+type bpeWord struct {
+	syms  []string
+	count int
+}
+
+// bpeWords splits text's pre-tokenized pieces into byte symbols, each
+// distinct piece once in sorted order, and counts their adjacent pairs.
+func bpeWords(text string) ([]bpeWord, map[[2]string]int) {
+	counts := map[string]int{}
+	for _, p := range preTokenize(text) {
+		counts[p]++
+	}
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	words := make([]bpeWord, 0, len(keys))
+	pairs := map[[2]string]int{}
+	for _, k := range keys {
+		var syms []string
+		for i := 0; i < len(k); i++ {
+			syms = append(syms, string(byteToRune[k[i]]))
+		}
+		words = append(words, bpeWord{syms, counts[k]})
+		for i := 0; i+1 < len(syms); i++ {
+			pairs[[2]string{syms[i], syms[i+1]}] += counts[k]
+		}
+	}
+	return words, pairs
+}
+
+// bestPair is the most frequent pair, ties broken by the pair's text; ok
+// is false when none is seen more than once (not worth a merge).
+func bestPair(pairs map[[2]string]int) (best [2]string, ok bool) {
+	bestN := 1
+	for p, c := range pairs {
+		if c > bestN || c == bestN && bestN > 1 && (p[0] < best[0] || p[0] == best[0] && p[1] < best[1]) {
+			best, bestN = p, c
+		}
+	}
+	return best, bestN > 1
+}
+
+// merge joins every occurrence of pair in w into one symbol, keeping the
+// pair counts up to date.
+func (w *bpeWord) merge(pair [2]string, pairs map[[2]string]int) {
+	has := false
+	for i := 0; i+1 < len(w.syms); i++ {
+		if w.syms[i] == pair[0] && w.syms[i+1] == pair[1] {
+			has = true
+			break
+		}
+	}
+	if !has {
+		return
+	}
+	for i := 0; i+1 < len(w.syms); i++ {
+		pairs[[2]string{w.syms[i], w.syms[i+1]}] -= w.count
+	}
+	merged := pair[0] + pair[1]
+	for i := 0; i+1 < len(w.syms); i++ {
+		if w.syms[i] == pair[0] && w.syms[i+1] == pair[1] {
+			w.syms = slices.Replace(w.syms, i, i+2, merged)
+		}
+	}
+	for i := 0; i+1 < len(w.syms); i++ {
+		pairs[[2]string{w.syms[i], w.syms[i+1]}] += w.count
+	}
 }
