@@ -1,5 +1,6 @@
 -- What the :Reika* commands do (reika.commands declares them), as the Lua
 -- API (require('reika').ask() ...).
+local approval = require('reika.approval')
 local client = require('reika.client')
 local format = require('reika.format')
 local protocol = require('reika.protocol')
@@ -73,8 +74,9 @@ local function show_transcript(c)
 end
 
 -- ask_done tells the user how a turn of c ended (err or the reika.ask
--- result).
+-- result). The turn's approvals still asking are gone.
 local function ask_done(c, err, result)
+  approval.withdraw(c.id, 'the turn ended')
   if err then
     failed('ask', err)
   elseif type(result) == 'table' then
