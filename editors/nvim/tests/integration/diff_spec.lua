@@ -210,3 +210,38 @@ t.it('closes the diff tab when the turn is cancelled while it asks', function()
   t.truthy(H.find(notes, line), vim.inspect(notes))
   t.eq({ 'one', 'two', 'three' }, vim.fn.readfile(root .. '/a.txt'))
 end)
+
+-- Killed, the server says nothing: the plugin sees it exit.
+t.it('closes the diff tab when reika-lsp dies while it asks', function()
+  local _, c = start()
+  local pid = H.server_pid(t, c)
+  local killed = false
+  local function kill()
+    t.eq(0, (vim.loop.kill(pid, 9)), 'kill ' .. pid)
+    t.wait('the diff tab to close', function()
+      return #vim.api.nvim_list_tabpages() == 1
+    end, 60000)
+    killed = true
+  end
+  if not async then
+    approval.inputlist = function(items)
+      kill()
+      return items[1]
+    end
+  end
+  reika.ask({ prompt = 'edit a.txt' })
+  if async then
+    t.wait('the diff tab', function()
+      return #vim.api.nvim_list_tabpages() == 2
+    end, 60000)
+    kill()
+  end
+  t.wait('the kill', function()
+    return killed
+  end, 60000)
+  t.eq({}, diff_buffers())
+  t.eq(1, H.count(notes, 'approval withdrawn'), vim.inspect(notes))
+  local line = '^reika: approval withdrawn %(reika%-lsp stopped%): edit a%.txt'
+  t.truthy(H.find(notes, line), vim.inspect(notes))
+  t.eq(0, H.count(notes, 'approval:'), 'no error answering')
+end)
