@@ -160,7 +160,7 @@ function M.open(d, on_answer)
   if vim.api.nvim_buf_is_valid(scratch_tab) and scratch_tab ~= left then
     pcall(vim.api.nvim_buf_delete, scratch_tab, { force = true })
   end
-  local hint = ' · a allow · s allow for the session · d deny'
+  local hint = ' · a allow · s allow for the session · d or q deny'
   for _, w in ipairs(vim.api.nvim_tabpage_list_wins(tab)) do
     local side = vim.api.nvim_win_get_buf(w) == left and 'current' or 'proposed'
     vim.wo[w].statusline = require('reika.format').escape_statusline(side .. ': ' .. d.path .. hint)
