@@ -1,5 +1,6 @@
 -- What the :Reika* commands do (reika.commands declares them), as the Lua
 -- API (require('reika').ask() ...).
+local approval = require('reika.approval')
 local client = require('reika.client')
 local format = require('reika.format')
 local protocol = require('reika.protocol')
@@ -40,6 +41,53 @@ local function failed(what, err)
   notify(what .. ' failed: ' .. error_text(err), levels.ERROR)
 end
 
+-- selection_arg adds to arg (a reika.ask argument) the uri and range of
+-- selection = {mode, start, finish} in bufnr, and makes sure the server
+-- has that buffer (it reads open buffers).
+local function selection_arg(arg, c, bufnr, selection)
+  local r1, r2 = selection.start[1], selection.finish[1]
+  if r2 < r1 then
+    r1, r2 = r2, r1
+  end
+  local lines = {}
+  for i, l in ipairs(vim.api.nvim_buf_get_lines(bufnr, r1 - 1, r2, false)) do
+    lines[r1 + i - 1] = l
+  end
+  arg.uri = vim.uri_from_bufnr(bufnr)
+  arg.range = util.selection_range(lines, selection, c.offset_encoding or 'utf-16')
+  if not (c.attached_buffers and c.attached_buffers[bufnr]) then
+    vim.lsp.buf_attach_client(bufnr, c.id)
+  end
+end
+
+-- show_transcript opens c's transcript as a turn starts, unless the
+-- transcript option open_on_ask is false.
+local function show_transcript(c)
+  local root = client.root_of(c.id)
+  local o = client.options().transcript
+  if root and o.open_on_ask ~= false then
+    local view = client.view(root)
+    if not view:visible() then
+      view:open(o.open, true)
+    end
+  end
+end
+
+-- ask_done tells the user how a turn of c ended (err or the reika.ask
+-- result). The turn's approvals still asking are gone.
+local function ask_done(c, err, result)
+  approval.withdraw(c.id, 'the turn ended')
+  if err then
+    failed('ask', err)
+  elseif type(result) == 'table' then
+    if result.status == protocol.ask_status.error then
+      notify(format.user_words(tostring(result.message or 'the turn failed')), levels.ERROR)
+    elseif result.status == protocol.ask_status.cancelled then
+      notify('turn cancelled', levels.INFO)
+    end
+  end
+end
+
 -- ask sends a prompt. o: prompt (asked for with vim.ui.input when empty),
 -- bufnr, selection = {mode, start, finish} (see util.selection_range),
 -- on_done(result) called with the reika.ask result (or nil on error).
@@ -53,40 +101,12 @@ function M.ask(o)
     with_client(bufnr, function(c)
       local arg = { prompt = prompt }
       if o.selection and util.buf_path(bufnr) then
-        local r1, r2 = o.selection.start[1], o.selection.finish[1]
-        if r2 < r1 then
-          r1, r2 = r2, r1
-        end
-        local lines = {}
-        for i, l in ipairs(vim.api.nvim_buf_get_lines(bufnr, r1 - 1, r2, false)) do
-          lines[r1 + i - 1] = l
-        end
-        arg.uri = vim.uri_from_bufnr(bufnr)
-        arg.range = util.selection_range(lines, o.selection, c.offset_encoding or 'utf-16')
-        -- The server reads open buffers: make sure it has this one.
-        if not (c.attached_buffers and c.attached_buffers[bufnr]) then
-          vim.lsp.buf_attach_client(bufnr, c.id)
-        end
+        selection_arg(arg, c, bufnr, o.selection)
       end
       ask_seq = ask_seq + 1
-      local root = client.root_of(c.id)
-      local o2 = client.options().transcript
-      if root and o2.open_on_ask ~= false then
-        local view = client.view(root)
-        if not view:visible() then
-          view:open(o2.open, true)
-        end
-      end
+      show_transcript(c)
       client.execute(c, protocol.command.ask, { arg }, function(err, result)
-        if err then
-          failed('ask', err)
-        elseif type(result) == 'table' then
-          if result.status == protocol.ask_status.error then
-            notify(format.user_words(tostring(result.message or 'the turn failed')), levels.ERROR)
-          elseif result.status == protocol.ask_status.cancelled then
-            notify('turn cancelled', levels.INFO)
-          end
-        end
+        ask_done(c, err, result)
         if o.on_done then
           o.on_done(not err and result or nil, err)
         end

@@ -106,8 +106,28 @@ local function wait_for(start, ask_now)
   return value
 end
 
+-- pending holds the diff approvals waiting for an answer, by client id:
+-- a set of withdraw functions.
+M.pending = {}
+
+-- withdraw closes the diff tabs of client_id's pending approvals and says
+-- so in one line each, naming why (a few words): their requests are gone.
+-- The server cancels a request ($/cancelRequest) only when it gives up on
+-- it: the turn was cancelled or the server is stopping (docs/protocol.md
+-- §3.1, §10), which takes every approval of the turn; Neovim does not tell
+-- a handler its request's id, so all of the client's pending ones go. The
+-- end of a turn (its ask answered) or of the server takes them all too.
+function M.withdraw(client_id, why)
+  local set = M.pending[client_id]
+  M.pending[client_id] = nil
+  for w in pairs(set or {}) do
+    w(why)
+  end
+end
+
 -- diff_answer asks about an edit with the diff tab (reika.diffview) and
--- returns the chosen action, false when the diff cannot be built.
+-- returns the chosen action, nil when denied or withdrawn, false when the
+-- diff cannot be built.
 function M.diff_answer(params, actions, ctx, select_opts)
   local client = require('reika.client')
   if not client.options().diff_approvals then
@@ -118,12 +138,30 @@ function M.diff_answer(params, actions, ctx, select_opts)
   if not ok or not d then
     return false
   end
+  local id = ctx and ctx.client_id or 0
+  local withdrawn, withdraw = false, nil
   local title = wait_for(function(done)
-    return diffview.open(d, done)
+    local tab, close = diffview.open(d, done)
+    withdraw = function(why)
+      withdrawn = true
+      done(nil)
+      close()
+      local what = d.title:gsub('^Reika wants to ', '')
+      client.notify(string.format('approval withdrawn (%s): %s', why, what), vim.log.levels.INFO)
+    end
+    M.pending[id] = M.pending[id] or {}
+    M.pending[id][withdraw] = true
+    return tab, close
   end, function()
     local item = M.inputlist(actions, select_opts)
     return item and select_opts.format_item(item) or nil
   end)
+  if M.pending[id] then
+    M.pending[id][withdraw] = nil
+  end
+  if withdrawn then
+    return nil
+  end
   for _, action in ipairs(actions) do
     if type(action) == 'table' and action.title == title then
       return action

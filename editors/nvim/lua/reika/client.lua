@@ -85,6 +85,11 @@ function M.handlers()
       )
     end,
     ['window/showMessageRequest'] = approval.handler,
+    -- The server gave up on a request of its: an approval it asked for
+    -- is gone (reika.approval.withdraw).
+    ['$/cancelRequest'] = function(_, _, ctx)
+      approval.withdraw(ctx.client_id, 'cancelled by reika-lsp')
+    end,
     -- Neovim's handler, then save what the edit changed (reika.edits).
     ['workspace/applyEdit'] = edits.handler(notify),
   }
@@ -227,6 +232,7 @@ function M.make_config(root)
     end,
     on_exit = function(code, signal, client_id)
       vim.schedule(function()
+        approval.withdraw(client_id, 'reika-lsp stopped')
         exit.on_exit(client_id, code, signal)
       end)
     end,

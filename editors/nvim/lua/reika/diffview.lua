@@ -160,17 +160,25 @@ function M.open(d, on_answer)
   if vim.api.nvim_buf_is_valid(scratch_tab) and scratch_tab ~= left then
     pcall(vim.api.nvim_buf_delete, scratch_tab, { force = true })
   end
-  local hint = ' · a allow · s allow for the session · d deny'
+  local hint = ' · a allow · s allow for the session · d or q deny'
   for _, w in ipairs(vim.api.nvim_tabpage_list_wins(tab)) do
     local side = vim.api.nvim_win_get_buf(w) == left and 'current' or 'proposed'
     vim.wo[w].statusline = require('reika.format').escape_statusline(side .. ': ' .. d.path .. hint)
   end
   local answered = false
+  -- close closes the tab and wipes its buffers; from the diff tab it goes
+  -- back to where the user was, from elsewhere it stays there.
   local function close()
+    local here = vim.api.nvim_get_current_tabpage() == tab
     if vim.api.nvim_tabpage_is_valid(tab) and #vim.api.nvim_list_tabpages() > 1 then
       vim.cmd('tabclose ' .. vim.api.nvim_tabpage_get_number(tab))
     end
-    if vim.api.nvim_tabpage_is_valid(from) then
+    for _, b in ipairs({ left, right }) do
+      if vim.api.nvim_buf_is_valid(b) then
+        pcall(vim.api.nvim_buf_delete, b, { force = true })
+      end
+    end
+    if here and vim.api.nvim_tabpage_is_valid(from) then
       vim.api.nvim_set_current_tabpage(from)
     end
   end

@@ -14,16 +14,18 @@ local client = require('reika.client')
 local approval = require('reika.approval')
 local async = vim.fn.has('nvim-0.9') == 1
 
-local url
+local url, notes
 local real_inputlist = approval.inputlist
+local real_diff_answer = approval.diff_answer
 
 t.before_each(function()
-  H.capture_notify()
+  notes = H.capture_notify()
   url = H.fake_engine(t, 'diff-script.json')
 end)
 
 t.after_each(function()
   approval.inputlist = real_inputlist
+  approval.diff_answer = real_diff_answer
   client.stop_all()
   t.wait('every server to exit', function()
     return next(client.state.records) == nil
@@ -117,4 +119,129 @@ t.it('denies the edit with d', function()
   t.eq('done', done.status)
   t.eq({ 'one', 'two', 'three' }, vim.fn.readfile(root .. '/a.txt'))
   t.truthy(H.has_line(H.transcript(root), 'denied by the user'), vim.inspect(H.transcript(root)))
+end)
+
+t.it('denies the edit with q', function()
+  local root = start()
+  local done, seen = answer('q', 'Deny')
+  t.eq(want, seen)
+  t.eq('done', done.status)
+  t.eq({ 'one', 'two', 'three' }, vim.fn.readfile(root .. '/a.txt'))
+  t.truthy(H.has_line(H.transcript(root), 'denied by the user'), vim.inspect(H.transcript(root)))
+end)
+
+-- edited is the edit of the fixture applied to a.txt.
+local edited = { 'one', 'TWO', 'and a half', 'three' }
+
+t.it('allows this and the later edits of the session with s', function()
+  local root = start()
+  local buf = vim.fn.bufnr(root .. '/a.txt')
+  local done = answer('s', 'Allow for this session')
+  t.eq('done', done.status)
+  t.wait('the edit', function()
+    return vim.deep_equal(edited, vim.fn.readfile(root .. '/a.txt'))
+  end)
+  -- The same edit again, in the next turn: the server does not ask.
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, { 'one', 'two', 'three' })
+  vim.api.nvim_buf_call(buf, function()
+    vim.cmd('silent write')
+  end)
+  local asked = 0
+  approval.diff_answer = function(...)
+    asked = asked + 1
+    return real_diff_answer(...)
+  end
+  local again = H.ask(t, 'edit a.txt again', 60000)
+  t.eq('done', again.result.status, vim.inspect(again))
+  t.eq(0, asked, 'no approval asked')
+  t.eq(edited, vim.fn.readfile(root .. '/a.txt'), vim.inspect(H.transcript(root)))
+end)
+
+-- diff_buffers are the diff tab's scratch buffers still there.
+local function diff_buffers()
+  return vim.tbl_filter(function(b)
+    return vim.api.nvim_buf_get_name(b):match('^reika://diff/') ~= nil
+  end, vim.api.nvim_list_bufs())
+end
+
+t.it('closes the diff tab when the turn is cancelled while it asks', function()
+  local root = start()
+  local done, late
+  if not async then
+    -- The list prompt asks while the tab shows; the key pressed after
+    -- the cancel (Allow) answers a request that is gone.
+    approval.inputlist = function(items)
+      require('reika').cancel()
+      t.wait('the diff tab to close', function()
+        return #vim.api.nvim_list_tabpages() == 1
+      end, 60000)
+      late = items[1]
+      return late
+    end
+  end
+  reika.ask({
+    prompt = 'edit a.txt',
+    on_done = function(r, err)
+      done = r or { err = err }
+    end,
+  })
+  if async then
+    t.wait('the diff tab', function()
+      return #vim.api.nvim_list_tabpages() == 2
+    end, 60000)
+    require('reika').cancel()
+    t.wait('the diff tab to close', function()
+      return #vim.api.nvim_list_tabpages() == 1
+    end, 60000)
+  else
+    t.wait('the list prompt', function()
+      return late ~= nil
+    end, 60000)
+  end
+  t.eq({}, diff_buffers())
+  t.wait('the turn to end', function()
+    return done ~= nil
+  end, 60000)
+  t.eq('cancelled', done.status, vim.inspect(done))
+  -- The server gave the approval up with $/cancelRequest, before the
+  -- ask's answer.
+  t.eq(1, H.count(notes, 'approval withdrawn'), vim.inspect(notes))
+  local line = '^reika: approval withdrawn %(cancelled by reika%-lsp%): edit a%.txt %(1 hunk%)$'
+  t.truthy(H.find(notes, line), vim.inspect(notes))
+  t.eq({ 'one', 'two', 'three' }, vim.fn.readfile(root .. '/a.txt'))
+end)
+
+-- Killed, the server says nothing: the plugin sees it exit.
+t.it('closes the diff tab when reika-lsp dies while it asks', function()
+  local _, c = start()
+  local pid = H.server_pid(t, c)
+  local killed = false
+  local function kill()
+    t.eq(0, (vim.loop.kill(pid, 9)), 'kill ' .. pid)
+    t.wait('the diff tab to close', function()
+      return #vim.api.nvim_list_tabpages() == 1
+    end, 60000)
+    killed = true
+  end
+  if not async then
+    approval.inputlist = function(items)
+      kill()
+      return items[1]
+    end
+  end
+  reika.ask({ prompt = 'edit a.txt' })
+  if async then
+    t.wait('the diff tab', function()
+      return #vim.api.nvim_list_tabpages() == 2
+    end, 60000)
+    kill()
+  end
+  t.wait('the kill', function()
+    return killed
+  end, 60000)
+  t.eq({}, diff_buffers())
+  t.eq(1, H.count(notes, 'approval withdrawn'), vim.inspect(notes))
+  local line = '^reika: approval withdrawn %(reika%-lsp stopped%): edit a%.txt'
+  t.truthy(H.find(notes, line), vim.inspect(notes))
+  t.eq(0, H.count(notes, 'approval:'), 'no error answering')
 end)

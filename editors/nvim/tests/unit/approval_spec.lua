@@ -96,3 +96,108 @@ t.describe('approval.handler', function()
     t.eq(1, #notes, 'no second warning')
   end)
 end)
+
+-- The diff tab (reika.diffview) driven as Neovim 0.9+ drives the handler,
+-- in a coroutine: this runs on 0.7 too, where the integration tests answer
+-- with the list prompt.
+t.describe('approval.diff_answer', function()
+  local client = require('reika.client')
+  local real_root_of = client.root_of
+  local root
+  local diff_msg = table.concat({
+    'Reika wants to edit a.txt (1 hunk)',
+    '',
+    '--- a/a.txt',
+    '+++ b/a.txt',
+    '@@ -1,2 +1,2 @@',
+    '-one',
+    '+ONE',
+    ' two',
+    '',
+  }, '\n')
+
+  t.before_each(function()
+    root = vim.fn.tempname()
+    vim.fn.mkdir(root, 'p')
+    vim.fn.writefile({ 'one', 'two' }, root .. '/a.txt')
+    client.root_of = function()
+      return root
+    end
+  end)
+  t.after_each(function()
+    client.root_of = real_root_of
+    approval.pending = {}
+    vim.cmd('silent! tabonly')
+    vim.fn.delete(root, 'rf')
+  end)
+
+  -- ask starts the handler for client 7 and waits for the diff tab.
+  local function ask()
+    local r = { finished = false }
+    vim.schedule(coroutine.wrap(function()
+      local p = { type = 3, message = diff_msg, actions = actions }
+      r.result = approval.handler(nil, p, { client_id = 7 })
+      r.finished = true
+    end))
+    t.wait('the diff tab', function()
+      return #vim.api.nvim_list_tabpages() == 2
+    end)
+    return r
+  end
+
+  local function diff_buffers()
+    return vim.tbl_filter(function(b)
+      return vim.api.nvim_buf_get_name(b):match('^reika://diff/') ~= nil
+    end, vim.api.nvim_list_bufs())
+  end
+
+  local keys = {
+    { 'a', 'Allow' },
+    { 's', 'Allow for this session' },
+    { 'd', 'Deny' },
+    { 'q', 'Deny' },
+  }
+  for _, k in ipairs(keys) do
+    t.it('answers ' .. k[2] .. ' with ' .. k[1], function()
+      local r = ask()
+      vim.api.nvim_feedkeys(k[1], 'mx', false)
+      t.wait('the handler to return', function()
+        return r.finished
+      end)
+      t.eq({ title = k[2] }, r.result)
+      t.wait('the diff tab to close', function()
+        return #vim.api.nvim_list_tabpages() == 1 and #diff_buffers() == 0
+      end)
+    end)
+  end
+
+  t.it('closes the tab and its buffers when withdrawn, and says so once', function()
+    local r = ask()
+    t.eq(2, #diff_buffers())
+    local before = vim.api.nvim_get_current_tabpage()
+    approval.withdraw(7, 'the turn ended')
+    t.eq(1, #vim.api.nvim_list_tabpages(), 'closed at once')
+    t.eq({}, diff_buffers())
+    t.truthy(vim.api.nvim_get_current_tabpage() ~= before)
+    t.wait('the handler to return', function()
+      return r.finished
+    end)
+    t.eq(vim.NIL, r.result)
+    local line = 'reika: approval withdrawn (the turn ended): edit a.txt (1 hunk)'
+    t.eq({ { msg = line, level = vim.log.levels.INFO } }, notes)
+    approval.withdraw(7, 'again')
+    t.eq(1, #notes, 'withdrawn once')
+  end)
+
+  t.it('withdraws only the given client\'s approvals', function()
+    local r = ask()
+    approval.withdraw(8, 'another client')
+    t.eq(2, #vim.api.nvim_list_tabpages())
+    vim.api.nvim_feedkeys('a', 'mx', false)
+    t.wait('the handler to return', function()
+      return r.finished
+    end)
+    t.eq({ title = 'Allow' }, r.result)
+    t.eq({}, vim.tbl_keys(approval.pending[7] or {}), 'nothing left pending')
+  end)
+end)
