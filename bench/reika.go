@@ -71,6 +71,9 @@ func runReika(ctx context.Context, src *source, s *Session, window int, eng engi
 	eng.Options(&opts)
 	srv := enginetest.New(opts)
 	defer srv.Close()
+	// The client pins the session to a slot (id_slot), holding it by a lock
+	// file under its CacheDir: one of the run's own, so that runs at once
+	// never see each other's locks.
 	model, err := engine.New(engine.Config{BaseURL: srv.URL(), CacheDir: filepath.Join(dir, "cache"),
 		ModelsURL: "http://127.0.0.1:1/unused"})
 	if err != nil {

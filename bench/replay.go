@@ -105,9 +105,10 @@ func runPeer(ctx context.Context, s *Session, spec PolicySpec, window int, eng e
 	eng.Options(&opts)
 	srv := enginetest.New(opts)
 	defer srv.Close()
-	// The peers send no n_cache_reuse: the engine's --cache-reuse applies.
+	// The peers send no n_cache_reuse: the engine's --cache-reuse applies;
+	// and no id_slot (noSlot): the server picks the slot.
 	model, err := engine.New(engine.Config{BaseURL: srv.URL(), CacheDir: filepath.Join(dir, "cache"),
-		ModelsURL: "http://127.0.0.1:1/unused", CacheReuse: engine.CacheReuseServer})
+		ModelsURL: "http://127.0.0.1:1/unused", CacheReuse: engine.CacheReuseServer, HTTPClient: peerHTTP()})
 	if err != nil {
 		return nil, err
 	}
