@@ -16,6 +16,8 @@ type Figures struct {
 	Window int    `json:"window"`
 	Engine string `json:"engine"`
 	Seed   int64  `json:"seed"`
+	// Kind is the session's kind (KindSurvey, KindBugfix).
+	Kind string `json:"kind"`
 	// Rounds is the session's rounds; Served those the model answered (a
 	// refused round is skipped: its scripted reply is appended unseen).
 	Rounds int `json:"rounds"`
@@ -145,7 +147,7 @@ func dump(policy string, window int, eng engineSpec, s *Session, recs []enginete
 
 // figures reads a run's figures from what the engine recorded.
 func figures(policy string, window int, eng engineSpec, s *Session, recs []enginetest.Recorded, ann *annotations) *Figures {
-	f := &Figures{Policy: policy, Window: window, Engine: eng.Name, Seed: s.Seed, Rounds: s.Rounds(), FirstOverflow: -1,
+	f := &Figures{Policy: policy, Window: window, Engine: eng.Name, Seed: s.Seed, Kind: s.Kind, Rounds: s.Rounds(), FirstOverflow: -1,
 		Context: make([]int, s.Rounds())}
 	f.Retention, f.Verbatim = answerRetention(s, recs, ann)
 	if dumpDir != "" && (policy == tracePolicy || policy == lowerBoundName) {

@@ -53,6 +53,7 @@ func main() {
 		trace        = flag.String("trace", "", "print every request of this policy's runs to stderr (reika, none, ...)")
 		dumpFlag     = flag.String("dump", "", "with -trace, also write every request of that policy's runs and of the lower bound to this directory, a JSON line each")
 		enginesFlag  = flag.String("engines", "prefix,chunk", "engines to run every policy on: "+engineNames())
+		kindsFlag    = flag.String("kinds", strings.Join(Kinds, ","), "session kinds, taken in turn by the seeds (seed 1 the first): "+strings.Join(Kinds, ", "))
 		hostFlag     = flag.String("host-memory", "64k", "tokens of earlier prompts the engine's host memory keeps (--cache-ram; 64k: 8 GiB of an 8B model's f16 KV cache); 0 turns it off")
 	)
 	flag.IntVar(&slots, "slots", slots, "the engine's slots (llama-server's -np)")
@@ -91,6 +92,10 @@ func main() {
 	if err != nil {
 		fail("-engines: %v", err)
 	}
+	kinds, err := pickKinds(*kindsFlag)
+	if err != nil {
+		fail("-kinds: %v", err)
+	}
 	if *rounds < 1 || *jobs < 1 || slots < 1 || genWeight < 0 {
 		fail("-rounds, -j and -slots must be at least 1, -gen-weight at least 0")
 	}
@@ -103,7 +108,7 @@ func main() {
 		}
 	}
 	start := time.Now()
-	res, err := run(ctx, plan{windows: windows, seeds: seeds, rounds: *rounds, specs: specs, engines: engs, jobs: *jobs}, logf)
+	res, err := run(ctx, plan{windows: windows, seeds: seeds, kinds: kinds, rounds: *rounds, specs: specs, engines: engs, jobs: *jobs}, logf)
 	if err != nil {
 		fail("%v", err)
 	}
@@ -192,6 +197,11 @@ func pickEngines(s string) ([]engineSpec, error) {
 }
 
 func policyNames() string { return joinNames(Policies, func(p PolicySpec) string { return p.Name }) }
+
+// pickKinds picks the session kinds of s, comma-separated.
+func pickKinds(s string) ([]string, error) {
+	return pickNamed(s, Kinds, func(k string) string { return k }, "session kind", "kinds")
+}
 
 // pickPolicies picks the peer policies of s; "all" or "" is every one, and
 // "reika" (always run) is allowed and picks none.
@@ -299,6 +309,7 @@ func parseSeeds(s string) ([]int64, error) {
 type plan struct {
 	windows []int
 	seeds   []int64
+	kinds   []string // the seeds' session kinds, in turn (kindOf); nil: Kinds
 	rounds  int
 	specs   []PolicySpec
 	engines []engineSpec
@@ -339,13 +350,17 @@ func run(ctx context.Context, p plan, logf func(string, ...any)) (*Results, erro
 	tok := enginetest.New(enginetest.Options{})
 	defer tok.Close()
 	for _, seed := range p.seeds {
-		s, err := Generate(src, filepath.Join(tmp, fmt.Sprintf("gen-%d", seed)), seed, p.rounds)
+		kinds := p.kinds
+		if kinds == nil {
+			kinds = Kinds
+		}
+		s, err := GenerateKind(src, filepath.Join(tmp, fmt.Sprintf("gen-%d", seed)), seed, p.rounds, kindOf(seed, kinds))
 		if err != nil {
 			return nil, fmt.Errorf("session %d: %w", seed, err)
 		}
 		sessions[seed] = s
 		res.Sessions = append(res.Sessions, describe(s, tok.Tokens))
-		logf("session %d: %d turns, %d rounds", seed, len(s.Turns), s.Rounds())
+		logf("session %d (%s): %d turns, %d rounds", seed, s.Kind, len(s.Turns), s.Rounds())
 	}
 	runs, err := runJobs(ctx, p, func(seed int64, window int) ([]*Figures, error) {
 		return runOne(ctx, src, sessions[seed], window, p, filepath.Join(tmp, fmt.Sprintf("run-%d-%d", seed, window)), logf)

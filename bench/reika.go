@@ -66,6 +66,11 @@ func runReika(ctx context.Context, src *source, s *Session, window int, eng engi
 	if err != nil {
 		return nil, err
 	}
+	for p, data := range s.Files {
+		if err := writeFile(root, p, data); err != nil {
+			return nil, err
+		}
+	}
 	ann := newAnnotations()
 	opts := enginetest.Options{Shape: enginetest.ShapeLlamaCpp, Window: window, Script: reikaScript(s, ann)}
 	eng.Options(&opts)

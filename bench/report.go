@@ -80,6 +80,7 @@ type Results struct {
 // SessInfo describes one generated session.
 type SessInfo struct {
 	Seed          int64          `json:"seed"`
+	Kind          string         `json:"kind"`
 	Turns         int            `json:"turns"`
 	TurnRounds    []int          `json:"turnRounds"`
 	Rounds        int            `json:"rounds"`
@@ -305,7 +306,7 @@ func roundsRange(ss []SessInfo) string {
 
 // describe summarizes a session for the report, counting tokens with tok.
 func describe(s *Session, tok func(string) int) SessInfo {
-	info := SessInfo{Seed: s.Seed, Turns: len(s.Turns), Rounds: s.Rounds(), ToolCalls: map[string]int{}}
+	info := SessInfo{Seed: s.Seed, Kind: s.Kind, Turns: len(s.Turns), Rounds: s.Rounds(), ToolCalls: map[string]int{}}
 	var outs []int
 	for _, t := range s.Turns {
 		info.TurnRounds = append(info.TurnRounds, len(t.Steps))

@@ -23,8 +23,14 @@ import (
 // are part of the session, so every policy sees the same ones. Everything
 // derives from the seed.
 type Session struct {
-	Seed  int64  `json:"seed"`
+	Seed int64 `json:"seed"`
+	// Kind is the session's kind: KindSurvey or KindBugfix (bugfix.go).
+	Kind  string `json:"kind"`
 	Turns []Turn `json:"turns"`
+	// Files are what the workspace has besides the Go distribution's
+	// files, written over them before the first task: a bug-fix session's
+	// planted bugs and test runner.
+	Files map[string]string `json:"files,omitempty"`
 }
 
 // Turn is one user task.
@@ -181,10 +187,15 @@ type generator struct {
 	edits   int
 }
 
-// Generate writes the session of seed: turns of 18 to 33 rounds until it
-// has at least minRounds rounds. It runs the tools in a workspace of its
-// own under dir.
+// Generate writes the package survey of seed (GenerateKind).
 func Generate(src *source, dir string, seed int64, minRounds int) (*Session, error) {
+	return GenerateKind(src, dir, seed, minRounds, KindSurvey)
+}
+
+// GenerateKind writes the session of seed of the given kind: turns of 18
+// to 33 rounds until it has at least minRounds rounds. It runs the tools
+// in a workspace of its own under dir.
+func GenerateKind(src *source, dir string, seed int64, minRounds int, kind string) (*Session, error) {
 	root, err := src.materialize(filepath.Join(dir, "ws"))
 	if err != nil {
 		return nil, err
@@ -203,11 +214,26 @@ func Generate(src *source, dir string, seed int64, minRounds int) (*Session, err
 		env: &tools.Env{Root: root, Files: tools.DiskFiles{}, TempDir: tmp,
 			Approve: func(context.Context, approval.Request) bool { return true }},
 	}
-	s := &Session{Seed: seed}
+	s := &Session{Seed: seed, Kind: kind}
 	pkgs := append([]string(nil), src.pkgs...)
 	g.rng.Shuffle(len(pkgs), func(i, j int) { pkgs[i], pkgs[j] = pkgs[j], pkgs[i] })
+	var groups [][]*bug
+	switch kind {
+	case KindSurvey:
+	case KindBugfix:
+		if groups, s.Files, err = g.planBugs(pkgs, (minRounds+minTurnSteps-1)/minTurnSteps); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("unknown session kind %q", kind)
+	}
 	for t := 0; s.Rounds() < minRounds; t++ {
-		turn, err := g.writeTurn(t, pkgs[t%len(pkgs)])
+		var turn Turn
+		if groups != nil {
+			turn, err = g.writeBugfixTurn(t, groups[t])
+		} else {
+			turn, err = g.writeTurn(t, pkgs[t%len(pkgs)])
+		}
 		if err != nil {
 			return nil, err
 		}
