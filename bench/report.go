@@ -177,8 +177,8 @@ func rowOf(policy string, window int, engine string, runs []*Figures) Row {
 // writeTable writes the rows as a text table, one block per window and
 // engine.
 func writeTable(w io.Writer, res *Results) {
-	fmt.Fprintf(w, "%d sessions (seeds %s), %s rounds each; figures per session, means over the sessions, [95%% t-intervals]\n",
-		len(res.Seeds), joinSeeds(res.Seeds), roundsRange(res.Sessions))
+	fmt.Fprintf(w, "%d sessions (seeds %s; %s), %s rounds each; figures per session, means over the sessions, [95%% t-intervals]\n",
+		len(res.Seeds), joinSeeds(res.Seeds), kindCounts(res.Sessions), roundsRange(res.Sessions))
 	fmt.Fprintf(w, "%d slots; the engines' host memory keeps %s tokens of earlier prompts; cost counts a generated token as %g prefilled\n",
 		res.Slots, kTokens(res.HostMemory), res.GenWeight)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -206,6 +206,7 @@ func writeTable(w io.Writer, res *Results) {
 				r.Policy, kTokens(r.Window), r.Engine, r.Shrinks, r.ShrinkMin*100, r.ShrinkMedian*100)
 		}
 	}
+	writeDominations(w, res, "")
 }
 
 // ratioCI prints an interval of costs, "1.02–1.10".
@@ -239,6 +240,8 @@ func writeMarkdown(w io.Writer, res *Results) {
 			r.Ratio, chunk.Ratio, num(r.Overflows), pct(r.Served, r.Rounds), kTokens(int(r.MeanContext+0.5)),
 			num(r.SummaryCalls), kTokens(int(r.SummaryTokens+0.5)))
 	}
+	fmt.Fprintln(w)
+	writeDominations(w, res, "- ")
 }
 
 // duration prints seconds as 3m25s.
@@ -331,4 +334,19 @@ func describe(s *Session, tok func(string) int) SessInfo {
 		info.MaxOutput = outs[len(outs)-1]
 	}
 	return info
+}
+
+// kindCounts says how many sessions of each kind there are.
+func kindCounts(ss []SessInfo) string {
+	n := map[string]int{}
+	for _, s := range ss {
+		n[s.Kind]++
+	}
+	var out []string
+	for _, k := range Kinds {
+		if n[k] > 0 {
+			out = append(out, fmt.Sprintf("%d %s", n[k], k))
+		}
+	}
+	return strings.Join(out, ", ")
 }
