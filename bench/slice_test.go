@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -61,7 +62,17 @@ func TestCommittedSlice(t *testing.T) {
 	engs, _ := pickEngines("chunk")
 	specs, _ := pickPolicies("drophalf")
 	window := res.Windows[0]
-	figs, err := runOne(context.Background(), src, s, window, plan{specs: specs, engines: engs}, filepath.Join(t.TempDir(), "run"), t.Logf)
+	// The workspace's path is in reika's system message: the run's
+	// directory must be as long as the bench's (benchDir, run) to send the
+	// same tokens, and the committed run's temporary directory was /tmp.
+	t.Setenv("TMPDIR", "/tmp")
+	tmp, err := benchDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer removeAll(tmp)
+	dir := filepath.Join(tmp, fmt.Sprintf("run-%d-%d", s.Seed, window))
+	figs, err := runOne(context.Background(), src, s, window, plan{specs: specs, engines: engs}, dir, t.Logf)
 	if err != nil {
 		t.Fatal(err)
 	}
