@@ -219,7 +219,7 @@ func pctCI(ci [2]float64) string { return fmt.Sprintf("%.0f–%.0f%%", ci[0]*100
 // window and policy, the cost on each engine with its interval beside
 // what the policy keeps in view, which the engine does not change.
 func writeMarkdown(w io.Writer, res *Results) {
-	fmt.Fprintln(w, "| window | policy | cost, prefix only | cost, chunk reuse | verbatim | retention (lenient) | prefill × (prefix / chunk) | overflows | rounds served | mean ctx | summary calls (tokens out) |")
+	fmt.Fprintln(w, "| window | policy | verbatim | cost, prefix only | cost, chunk reuse | retention (lenient) | prefill × (prefix / chunk) | overflows | rounds served | mean ctx | summary calls (tokens out) |")
 	fmt.Fprintln(w, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
 	for _, r := range res.Rows {
 		if r.Engine != res.Engines[0] {
@@ -235,8 +235,8 @@ func writeMarkdown(w io.Writer, res *Results) {
 		if name == "reika" {
 			name = "**reika**"
 		}
-		fmt.Fprintf(w, "| %s | %s | %.2f (%s) | %.2f (%s) | %.0f%% (%s) | %.0f%% | %.2f / %.2f | %s | %s | %s | %s (%s) |\n", kTokens(r.Window), name,
-			r.Cost, ratioCI(r.CostCI95), chunk.Cost, ratioCI(chunk.CostCI95), r.Verbatim*100, pctCI(r.VerbatimCI95), r.Retention*100,
+		fmt.Fprintf(w, "| %s | %s | %.0f%% (%s) | %.2f (%s) | %.2f (%s) | %.0f%% | %.2f / %.2f | %s | %s | %s | %s (%s) |\n", kTokens(r.Window), name,
+			r.Verbatim*100, pctCI(r.VerbatimCI95), r.Cost, ratioCI(r.CostCI95), chunk.Cost, ratioCI(chunk.CostCI95), r.Retention*100,
 			r.Ratio, chunk.Ratio, num(r.Overflows), pct(r.Served, r.Rounds), kTokens(int(r.MeanContext+0.5)),
 			num(r.SummaryCalls), kTokens(int(r.SummaryTokens+0.5)))
 	}
