@@ -727,6 +727,11 @@ test('the extension in real VS Code (code-server) against the fake engine', { ti
 			await ed.waitFor('the chat tab restored behind big.txt', chatBehind);
 			const groups = () => ed.page.$$eval('.editor-group-container', (els) => els.length);
 			const before = await groups();
+			// The editors come back before the extensions: a key pressed
+			// before the extension's contributions are in is lost (the test
+			// hung here on a loaded machine). Its status item says it is in.
+			await ed.waitFor('the extension active again (its status item)', () =>
+				[...document.querySelectorAll('.statusbar-item')].some((e) => /Reika/.test(e.textContent || '')));
 			// Reika: Ask (Ctrl+Alt+R) shows the chat as Show Chat does.
 			await ed.keys('Control', 'Alt', 'KeyR');
 			await ed.waitFor('the chat tab in front', () => [...document.querySelectorAll('.editor-group-container .tab.active')].some((t) => /^Reika(,|$)/.test(t.getAttribute('aria-label') || '')));
