@@ -23,6 +23,7 @@
 	const ctxLabel = $('context-label');
 
 	const slash = $('slash');
+	const fileList = $('files');
 	const modeButton = $('mode');
 
 	let running = false;
@@ -32,6 +33,14 @@
 	let matches = [];
 	let selected = 0;
 	let attachLabel = '';
+	/** The @ being typed at the cursor ({start, query}), and its completions. */
+	/** @type {{start: number, query: string} | null} */
+	let mention = null;
+	/** @type {string[]} */
+	let files = [];
+	let fileSelected = 0;
+	/** @type {ReturnType<typeof setTimeout> | undefined} */
+	let fileTimer;
 	let attachOn = true;
 
 	const saved = vscode.getState() || {};
@@ -253,6 +262,63 @@
 		input.focus();
 	}
 
+	/** The @word before the cursor, when the cursor ends one. */
+	function mentionAtCursor() {
+		if (input.selectionStart !== input.selectionEnd) {
+			return null;
+		}
+		const before = input.value.slice(0, input.selectionStart);
+		const m = /(^|\s)@([^\s@]*)$/.exec(before);
+		return m === null ? null : { start: before.length - m[2].length - 1, query: m[2] };
+	}
+
+	/** Asks the extension for the files an @ at the cursor completes to. */
+	function updateFiles() {
+		mention = mentionAtCursor();
+		if (mention === null) {
+			showFiles([]);
+			return;
+		}
+		const query = mention.query;
+		clearTimeout(fileTimer);
+		fileTimer = setTimeout(() => vscode.postMessage({ type: 'files', query }), 80);
+	}
+
+	function showFiles(/** @type {string[]} */ list) {
+		files = list;
+		fileSelected = Math.min(fileSelected, Math.max(0, files.length - 1));
+		fileList.textContent = '';
+		fileList.hidden = files.length === 0;
+		files.forEach((f, i) => {
+			const row = document.createElement('div');
+			row.className = i === fileSelected ? 'item selected' : 'item';
+			row.setAttribute('role', 'option');
+			row.textContent = `@${f}`;
+			row.addEventListener('mousedown', (e) => {
+				e.preventDefault();
+				pickFile(f);
+			});
+			fileList.appendChild(row);
+		});
+	}
+
+	/** Puts `@path ` in place of the @ being typed. */
+	function pickFile(/** @type {string} */ f) {
+		if (mention === null) {
+			return;
+		}
+		const end = input.selectionStart;
+		const text = `@${f} `;
+		input.value = input.value.slice(0, mention.start) + text + input.value.slice(end);
+		const at = mention.start + text.length;
+		input.setSelectionRange(at, at);
+		mention = null;
+		showFiles([]);
+		saveState();
+		autosize();
+		input.focus();
+	}
+
 	/** Sends the input; while a turn runs, Enter keeps the text (the Stop
 	 * button stops the turn). */
 	function submit() {
@@ -272,6 +338,7 @@
 		saveState();
 		autosize();
 		updateSlash();
+		showFiles([]);
 	}
 
 	function autosize() {
@@ -280,6 +347,24 @@
 	}
 
 	input.addEventListener('keydown', (e) => {
+		if (files.length > 0 && !e.isComposing) {
+			if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+				e.preventDefault();
+				fileSelected = (fileSelected + (e.key === 'ArrowDown' ? 1 : files.length - 1)) % files.length;
+				showFiles(files);
+				return;
+			}
+			if (e.key === 'Tab' || (e.key === 'Enter' && !e.shiftKey)) {
+				e.preventDefault();
+				pickFile(files[fileSelected]);
+				return;
+			}
+			if (e.key === 'Escape') {
+				e.preventDefault();
+				showFiles([]);
+				return;
+			}
+		}
 		if (matches.length > 0 && !e.isComposing) {
 			if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
 				e.preventDefault();
@@ -320,9 +405,11 @@
 		saveState();
 		autosize();
 		updateSlash();
+		updateFiles();
 	});
 	input.addEventListener('blur', () => {
 		slash.hidden = true;
+		showFiles([]);
 	});
 	send.addEventListener('click', () => {
 		if (running) {
@@ -341,6 +428,11 @@
 	});
 	log.addEventListener('click', (e) => {
 		const target = /** @type {HTMLElement} */ (e.target);
+		const code = /** @type {HTMLElement | null} */ (target.closest('[data-code]'));
+		if (code !== null) {
+			codeAction(code);
+			return;
+		}
 		const button = target.closest('.expand');
 		if (button !== null) {
 			const result = /** @type {HTMLElement} */ (button.closest('.result'));
@@ -352,6 +444,24 @@
 			summary.parentElement.dataset.touched = '1';
 		}
 	});
+
+	/** A code block's Copy, Insert or Apply: the extension does it, with
+	 * the block's text and the file it names. */
+	function codeAction(/** @type {HTMLElement} */ button) {
+		const block = /** @type {HTMLElement | null} */ (button.closest('.codeblock'));
+		const code = block?.querySelector('code');
+		if (!block || !code) {
+			return;
+		}
+		const action = button.dataset.code;
+		vscode.postMessage({ type: 'code', action, code: code.textContent || '', path: block.dataset.path || '' });
+		if (action === 'copy') {
+			button.textContent = 'Copied';
+			setTimeout(() => {
+				button.textContent = 'Copy';
+			}, 1500);
+		}
+	}
 
 	window.addEventListener('message', (event) => {
 		const m = event.data;
@@ -376,6 +486,12 @@
 				break;
 			case 'focus':
 				input.focus();
+				break;
+			case 'files':
+				if (mention !== null && m.query === mention.query && Array.isArray(m.files)) {
+					fileSelected = 0;
+					showFiles(m.files);
+				}
 				break;
 			case 'commands':
 				commands = Array.isArray(m.commands) ? m.commands : [];

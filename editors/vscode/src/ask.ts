@@ -4,10 +4,11 @@
 import { Range } from 'vscode-languageserver-protocol';
 import { AskArgs, AskResult } from './protocol';
 
-/** An editor selection to attach, in LSP terms. */
+/** An editor selection to attach, in LSP terms; without a range, the
+ * whole document (an @file of the chat's input). */
 export interface Selection {
 	uri: string;
-	range: Range;
+	range?: Range;
 	/** For the prompt box, e.g. "a.go lines 3-10". */
 	label: string;
 }
@@ -17,7 +18,9 @@ export function askArgs(prompt: string, selection?: Selection): AskArgs {
 	const args: AskArgs = { prompt: prompt.trim() };
 	if (selection !== undefined) {
 		args.uri = selection.uri;
-		args.range = selection.range;
+		if (selection.range !== undefined) {
+			args.range = selection.range;
+		}
 	}
 	return args;
 }

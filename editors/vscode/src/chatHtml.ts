@@ -43,11 +43,12 @@ export function chatHtml(webview: vscode.Webview, extensionUri: vscode.Uri): str
 <div id="progress" hidden></div>
 <div id="attachment" class="attachment-chip" hidden><span id="attachment-label"></span><button id="detach" type="button" title="Do not attach the selection">×</button></div>
 <div id="slash" class="slash" role="listbox" aria-label="Slash commands" hidden></div>
+<div id="files" class="slash" role="listbox" aria-label="Files to attach" hidden></div>
 <div class="composer">
 	<textarea id="input" rows="2" placeholder="Ask Reika…" aria-label="Ask Reika"></textarea>
 	<button id="send" type="button" title="Send (Enter)">Send</button>
 </div>
-<div class="hint">Enter to send · Shift+Enter for a new line · ↑ earlier prompts · / commands</div>
+<div class="hint">Enter to send · Shift+Enter for a new line · ↑ earlier prompts · / commands · @ attach a file</div>
 </footer>
 <script nonce="${nonce}" src="${media('chat.js').toString()}"></script>
 </body>

@@ -6,7 +6,7 @@
 // import: unit-tested in plain node.
 
 import { formatTokens } from './chip';
-import { escapeHtml, renderMarkdown } from './markdown';
+import { escapeHtml, renderMarkdown, withCodeActions } from './markdown';
 import { sameMessage } from './messages';
 import { TranscriptEvent } from './protocol';
 import { formatArgs } from './transcript';
@@ -358,7 +358,7 @@ function renderEntry(e: Entry): string {
 		}
 		case 'assistant':
 			return (
-				`<div class="md">${renderMarkdown(e.ev.text)}</div>${e.streaming ? '<span class="cursor"></span>' : ''}` +
+				`<div class="md">${withCodeActions(renderMarkdown(e.ev.text))}</div>${e.streaming ? '<span class="cursor"></span>' : ''}` +
 				(e.cut === true ? '<div class="cut">… (cut off: the server stopped)</div>' : '')
 			);
 		case 'reasoning':

@@ -25,6 +25,10 @@ export interface ChatHandlers {
 	ready(): void;
 	/** The user answered the waiting approval with this action. */
 	approve(title: string): void;
+	/** A code block's button: copy, insert or apply (file: the path it names). */
+	code(action: string, code: string, file: string | undefined): void;
+	/** The workspace files an @ in the input may complete to. */
+	files(query: string): Promise<string[]>;
 }
 
 /** How long changes are gathered before they are sent to the view. */
@@ -38,6 +42,7 @@ type ToView =
 	| { type: 'attachment'; label: string | null }
 	| { type: 'approval'; approval: ApprovalShown | null }
 	| { type: 'commands'; commands: SlashCommand[] }
+	| { type: 'files'; query: string; files: string[] }
 	| { type: 'focus' };
 
 /** Where the chat opens when it is not open yet (the reika.chatLocation setting). */
@@ -248,7 +253,7 @@ export class ChatView implements vscode.WebviewPanelSerializer, vscode.WebviewVi
 		if (raw === null || typeof raw !== 'object') {
 			return;
 		}
-		const m = raw as { type?: unknown; text?: unknown; attach?: unknown; id?: unknown; title?: unknown };
+		const m = raw as { type?: unknown; text?: unknown; attach?: unknown; id?: unknown; title?: unknown; action?: unknown; code?: unknown; path?: unknown; query?: unknown };
 		switch (m.type) {
 			case 'ready': {
 				this.flush();
@@ -281,6 +286,20 @@ export class ChatView implements vscode.WebviewPanelSerializer, vscode.WebviewVi
 			case 'command':
 				if (typeof m.id === 'string') {
 					this.handlers.command(m.id);
+				}
+				break;
+			case 'code':
+				if (typeof m.action === 'string' && typeof m.code === 'string') {
+					this.handlers.code(m.action, m.code, typeof m.path === 'string' && m.path !== '' ? m.path : undefined);
+				}
+				break;
+			case 'files':
+				if (typeof m.query === 'string') {
+					const query = m.query;
+					void this.handlers.files(query).then(
+						(files) => from.postMessage({ type: 'files', query, files } satisfies ToView),
+						() => from.postMessage({ type: 'files', query, files: [] } satisfies ToView),
+					);
 				}
 				break;
 		}

@@ -220,4 +220,5 @@ export const commandTable: Record<ExtensionCommandKey, Factory> = {
 	approvalAllow: answer(ApprovalActions.allow),
 	approvalAllowSession: answer(ApprovalActions.allowSession),
 	approvalDeny: answer(ApprovalActions.deny),
+	applyCodeBlock: (ctx) => (uri?: unknown) => ctx.code.apply(uri instanceof vscode.Uri ? uri : undefined),
 };

@@ -17,6 +17,7 @@ import { Selection, selectionLabel } from './ask';
 import { ApprovalView } from './approvalView';
 import { ClientHost, createClient } from './client';
 import { ChatView } from './chatView';
+import { CodeBlocks } from './codeBlocks';
 import { parseCommands, parseStatus } from './chip';
 import { SaveAfterEdit } from './editSave';
 import { editorHost } from './editorHost';
@@ -41,6 +42,8 @@ export class Ctx implements vscode.Disposable {
 	readonly status = new StatusItem();
 	readonly chat: ChatView;
 	readonly approvals: ApprovalView;
+	/** Code blocks' Copy, Insert and Apply; @file mentions. */
+	readonly code: CodeBlocks;
 	private client: LanguageClient | undefined;
 	/** Problems already reported, so a setting is not complained about twice. */
 	private reported = '';
@@ -63,7 +66,10 @@ export class Ctx implements vscode.Disposable {
 	constructor(readonly extension: vscode.ExtensionContext) {
 		this.log = vscode.window.createOutputChannel(`${ClientName} Extension`);
 		this.chat = new ChatView(extension.extensionUri, {
-			ask: (text, attach) => void this.ask(text, attach ? this.selection : undefined),
+			// An @file of the input is attached instead of the selection (one uri per ask).
+			ask: (text, attach) => void this.code.mentioned(text).then((f) => this.ask(text, f ?? (attach ? this.selection : undefined))),
+			code: (action, code, file) => void this.code.run(action, code, file),
+			files: (query) => this.code.files(query),
 			cancel: () => void this.cancel(),
 			command: (id) => void this.chatCommand(id),
 			approve: (title) => this.approvals.answer(title),
@@ -79,9 +85,11 @@ export class Ctx implements vscode.Disposable {
 			},
 			{ column: () => this.chat.column(), visible: () => this.chat.isVisible() },
 		);
+		this.code = new CodeBlocks(() => this.workspaceFolderPath(), (m) => this.log.appendLine(m));
 		const forget = (d: vscode.TextDocument): void => this.saveAfterEdit.forget(d.uri.toString());
 		this.subscriptions.push(
 			this.chat,
+			this.code,
 			vscode.workspace.onDidSaveTextDocument(forget),
 			vscode.workspace.onDidCloseTextDocument(forget),
 			vscode.window.onDidChangeTextEditorSelection((e) => this.trackSelection(e.textEditor)),

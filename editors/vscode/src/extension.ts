@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import { commandTable } from './commands';
 import { Ctx } from './ctx';
-import { ApprovalScheme, ChatSidebarViewId, ChatViewType, ExtensionCommandKey, ExtensionCommands } from './ids';
+import { ApplyScheme, ApprovalScheme, ChatSidebarViewId, ChatViewType, ExtensionCommandKey, ExtensionCommands } from './ids';
 import { QuickActionKinds } from './quickActions';
 import { SessionScheme, sessionDocs } from './sessions';
 
@@ -19,6 +19,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 		vscode.window.registerWebviewViewProvider(ChatSidebarViewId, c.chat, { webviewOptions: { retainContextWhenHidden: true } }),
 		vscode.workspace.registerTextDocumentContentProvider(ApprovalScheme, c.approvals),
 		vscode.workspace.registerTextDocumentContentProvider(SessionScheme, sessionDocs),
+		vscode.workspace.registerTextDocumentContentProvider(ApplyScheme, c.code),
 		vscode.languages.registerCodeActionsProvider(
 			[{ scheme: 'file' }, { scheme: 'untitled' }],
 			{ provideCodeActions: (doc, range, context) => c.provideQuickActions(doc, range, context) },

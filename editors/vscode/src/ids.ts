@@ -19,6 +19,7 @@ export const ExtensionCommands = {
 	approvalAllow: 'reika.approvalAllow',
 	approvalAllowSession: 'reika.approvalAllowSession',
 	approvalDeny: 'reika.approvalDeny',
+	applyCodeBlock: 'reika.applyCodeBlock',
 } as const;
 
 export type ExtensionCommandKey = keyof typeof ExtensionCommands;
@@ -35,5 +36,7 @@ export const ChatViewType = 'reika.chat';
 export const ApprovalWaitingContext = 'reika.approvalWaiting';
 /** The scheme of the read-only documents an approval shows. */
 export const ApprovalScheme = 'reika-approval';
+/** The scheme of the documents a code block's Apply diff shows. */
+export const ApplyScheme = 'reika-apply';
 export const ClientId = 'reika';
 export const ClientName = 'Reika';

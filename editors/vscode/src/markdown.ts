@@ -32,7 +32,7 @@ export function renderMarkdown(src: string): string {
 /** NUL and SOH mark placeholders while spans are rendered. */
 const placeholderChars = /[\u0000\u0001]/g;
 
-const fenceOpen = /^ {0,3}(`{3,}|~{3,})\s*([^`\s]*)[^`]*$/;
+const fenceOpen = /^ {0,3}(`{3,}|~{3,})\s*([^`\s]*)([^`]*)$/;
 const heading = /^ {0,3}(#{1,6})(?:\s+(.*?))?(?:\s+#+)?\s*$/;
 const rule = /^ {0,3}([-*_])(?:\s*\1){2,}\s*$/;
 const quote = /^ {0,3}> ?(.*)$/;
@@ -85,8 +85,10 @@ function renderBlocks(lines: string[]): string {
 				body.push(l);
 				i++;
 			}
-			const cls = lang !== '' ? ` class="language-${escapeHtml(lang)}"` : '';
-			out.push(`<pre><code${cls}>${escapeHtml(body.join('\n'))}</code></pre>`);
+			const info = fenceInfo(lang, m[3] ?? '');
+			const cls = info.lang !== '' ? ` class="language-${escapeHtml(info.lang)}"` : '';
+			const file = info.path !== undefined ? ` data-path="${escapeHtml(info.path)}"` : '';
+			out.push(`<pre${file}><code${cls}>${escapeHtml(body.join('\n'))}</code></pre>`);
 			continue;
 		}
 		if ((m = heading.exec(line)) !== null) {
@@ -354,5 +356,53 @@ function restoreEscapes(s: string, html: boolean): string {
 	return s.replace(/\u0001(\d+)\u0001/g, (_, n: string) => {
 		const c = String.fromCharCode(Number(n));
 		return html ? escapeHtml(c) : c;
+	});
+}
+
+/** Whether a word of a fence's info string reads as a file path: a name
+ * with an extension or a directory, no scheme, no spaces. */
+function looksLikePath(w: string): boolean {
+	return /^[\w.\-/]+$/.test(w) && /[./]/.test(w) && !/^\.+$/.test(w) && /[\w]/.test(w);
+}
+
+/**
+ * The language and the file a fence's info string names, in the forms
+ * models write: ```go main.go, ```go:main.go, ```go title="main.go"
+ * (also file=, path=, filename=), or ```main.go alone.
+ */
+export function fenceInfo(first: string, rest: string): { lang: string; path?: string } {
+	let lang = first;
+	const words: string[] = [];
+	const colon = /^([\w+#-]+):(.+)$/.exec(first);
+	if (colon !== null) {
+		lang = colon[1]!;
+		words.push(colon[2]!);
+	}
+	for (const w of rest.trim().split(/\s+/)) {
+		words.push(w.replace(/^(?:title|file|path|filename)=/i, '').replace(/^["']|["']$/g, ''));
+	}
+	let path = words.find((w) => w !== '' && looksLikePath(w));
+	if (path === undefined && colon === null && /\.\w+$/.test(first) && looksLikePath(first)) {
+		path = first;
+		lang = '';
+	}
+	return path !== undefined ? { lang, path } : { lang };
+}
+
+/**
+ * Adds Copy, Insert and Apply buttons to every code block of rendered
+ * Markdown (Apply only where the block names its file). Plain buttons, no
+ * handlers: the chat's script acts on their clicks, so the view's content
+ * security policy stays as strict.
+ */
+export function withCodeActions(html: string): string {
+	return html.replace(/<pre( data-path="[^"]*")?><code([^>]*)>([\s\S]*?)<\/code><\/pre>/g, (_all, file: string | undefined, cls: string, body: string) => {
+		const apply = file !== undefined ? '<button type="button" data-code="apply" title="Show the change to this file in the diff editor, to apply">Apply</button>' : '';
+		return (
+			`<div class="codeblock"${file ?? ''}><div class="code-actions">` +
+			'<button type="button" data-code="copy" title="Copy the code">Copy</button>' +
+			'<button type="button" data-code="insert" title="Insert the code at the cursor of the last editor">Insert</button>' +
+			`${apply}</div><pre><code${cls}>${body}</code></pre></div>`
+		);
 	});
 }

@@ -22,6 +22,7 @@ const os = require('node:os');
 const path = require('node:path');
 const readline = require('node:readline');
 const { test } = require('node:test');
+const { codeBlockSteps } = require('./codeblocks');
 
 const pkgDir = path.resolve(__dirname, '../..');
 const repoRoot = path.resolve(pkgDir, '../..');
@@ -948,6 +949,11 @@ test('the extension in real VS Code (code-server) against the fake engine', { ti
 				return /main\.go now prints hello from Reika/.test(l) && !/A second session/.test(l);
 			}, { timeout: hangGuardMs });
 			await ed.shot('session-resumed');
+		});
+
+		await t.test("@ completes a file the ask attaches; a reply's code block has Copy, Insert and Apply", async () => {
+			const [chat] = await ed.chats();
+			await codeBlockSteps(ed, chat, hangGuardMs);
 		});
 
 		await t.test("the server's log lines are not all errors", async () => {

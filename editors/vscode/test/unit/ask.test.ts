@@ -11,6 +11,8 @@ test('askArgs attaches a selection only when there is one', () => {
 		uri: 'file:///a.go',
 		range,
 	});
+	// An @file attaches the whole document: uri alone (docs/protocol.md §3.1).
+	assert.deepEqual(askArgs('explain', { uri: 'file:///b.go', label: 'b.go' }), { prompt: 'explain', uri: 'file:///b.go' });
 });
 
 test('selectionLabel uses 1-based lines and drops an empty last line', () => {

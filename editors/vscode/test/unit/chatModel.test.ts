@@ -192,3 +192,12 @@ test('a turn the server never finished keeps what streamed, marked cut off, and 
 	assert.doesNotMatch(reply!.html, /cursor/);
 	assert.match(error!.html, /The server stopped during the turn\./);
 });
+
+test("a reply's code blocks carry Copy, Insert and Apply; the user's own do not", () => {
+	const c = new Conversation();
+	c.add(ev({ kind: 'user', text: 'like this?\n\n```go a.go\nx\n```' }));
+	c.add(ev({ kind: 'assistant', text: 'Yes:\n\n```go a.go\ny\n```' }));
+	const [user, reply] = c.all();
+	assert.ok(!user!.html.includes('data-code='), user!.html);
+	assert.match(reply!.html, /<div class="codeblock" data-path="a\.go">.*data-code="copy".*data-code="insert".*data-code="apply".*<code class="language-go">y<\/code>/s);
+});

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { escapeHtml, renderInline, renderMarkdown, safeUrl } from '../../src/markdown';
+import { escapeHtml, fenceInfo, renderInline, renderMarkdown, safeUrl, withCodeActions } from '../../src/markdown';
 
 test('paragraphs, headings and rules', () => {
 	assert.equal(renderMarkdown('# Title\n\nOne line\nand the next.\n\n---\n\nAfter.'), '<h1>Title</h1>\n<p>One line\nand the next.</p>\n<hr>\n<p>After.</p>');
@@ -58,4 +58,38 @@ test('block quotes and tables', () => {
 			'<tbody><tr><td class="align-left"><code>a|b</code></td><td class="align-right">1</td></tr>' +
 			'<tr><td class="align-left">c</td><td class="align-right">2</td></tr></tbody></table>',
 	);
+});
+
+test('a fence names its file in the forms models write', () => {
+	assert.deepEqual(fenceInfo('go', ' main.go'), { lang: 'go', path: 'main.go' });
+	assert.deepEqual(fenceInfo('go:cmd/x/main.go', ''), { lang: 'go', path: 'cmd/x/main.go' });
+	assert.deepEqual(fenceInfo('ts', ' title="src/a.ts"'), { lang: 'ts', path: 'src/a.ts' });
+	assert.deepEqual(fenceInfo('python', ' file=tools/run.py'), { lang: 'python', path: 'tools/run.py' });
+	assert.deepEqual(fenceInfo('Makefile.mk', ''), { lang: '', path: 'Makefile.mk' });
+	assert.deepEqual(fenceInfo('go', ''), { lang: 'go' });
+	assert.deepEqual(fenceInfo('sh', ' {.numberLines}'), { lang: 'sh' });
+	assert.deepEqual(fenceInfo('', ''), { lang: '' });
+	assert.deepEqual(fenceInfo('c++', ' ..'), { lang: 'c++' });
+});
+
+test('code blocks get Copy and Insert, and Apply when they name a file', () => {
+	const named = withCodeActions(renderMarkdown('```go main.go\nfunc a() {}\n```'));
+	assert.equal(
+		named,
+		'<div class="codeblock" data-path="main.go"><div class="code-actions">' +
+			'<button type="button" data-code="copy" title="Copy the code">Copy</button>' +
+			'<button type="button" data-code="insert" title="Insert the code at the cursor of the last editor">Insert</button>' +
+			'<button type="button" data-code="apply" title="Show the change to this file in the diff editor, to apply">Apply</button>' +
+			'</div><pre><code class="language-go">func a() {}</code></pre></div>',
+	);
+	const plain = withCodeActions(renderMarkdown('Run:\n\n```sh\necho "<hi>"\n```\n\nand\n\n    indented'));
+	assert.equal((plain.match(/data-code="copy"/g) ?? []).length, 2);
+	assert.ok(!plain.includes('data-code="apply"'));
+	assert.ok(plain.includes('<code class="language-sh">echo &quot;&lt;hi&gt;&quot;</code>'));
+	// Code that looks like the markup stays text: one block, escaped.
+	const tricky = withCodeActions(renderMarkdown('```x.go\n</code></pre><pre data-path="/etc/passwd"><code>\n```'));
+	assert.equal((tricky.match(/class="codeblock"/g) ?? []).length, 1);
+	assert.ok(tricky.includes('data-path="x.go"') && !tricky.includes('data-path="/etc'));
+	// A path with a quote is escaped in the attribute.
+	assert.ok(!withCodeActions(renderMarkdown('```go a".go\nx\n```')).includes('a".go'));
 });
