@@ -166,10 +166,30 @@ class Editor {
 		}
 	}
 
+	/**
+	 * Opens the command palette. F1 is pressed again when the palette does
+	 * not show: a key that reaches the workbench while it moves focus (a
+	 * quick open closing, a webview taking focus) is dropped, and the test
+	 * hung on it in CI.
+	 */
+	async palette() {
+		for (let attempt = 1; ; attempt++) {
+			await this.keys('F1');
+			try {
+				await this.page.waitForSelector('.quick-input-widget input', { visible: true, timeout: attempt < 3 ? 10000 : hangGuardMs });
+				return;
+			} catch (e) {
+				if (attempt >= 3) {
+					throw e;
+				}
+				await this.page.keyboard.press('Escape');
+			}
+		}
+	}
+
 	/** Runs a command from the palette by its title. */
 	async command(title) {
-		await this.keys('F1');
-		await this.page.waitForSelector('.quick-input-widget input', { visible: true, timeout: hangGuardMs });
+		await this.palette();
 		await this.page.keyboard.type(title);
 		await this.waitFor(`the palette to offer ${title}`, (t) => {
 			const row = document.querySelector('.quick-input-list .monaco-list-row.focused');
@@ -733,9 +753,17 @@ test('the extension in real VS Code (code-server) against the fake engine', { ti
 			// hung here on a loaded machine). Its status item says it is in.
 			await ed.waitFor('the extension active again (its status item)', () =>
 				[...document.querySelectorAll('.statusbar-item')].some((e) => /Reika/.test(e.textContent || '')));
-			// Reika: Ask (Ctrl+Alt+R) shows the chat as Show Chat does.
-			await ed.keys('Control', 'Alt', 'KeyR');
-			await ed.waitFor('the chat tab in front', () => [...document.querySelectorAll('.editor-group-container .tab.active')].some((t) => /^Reika(,|$)/.test(t.getAttribute('aria-label') || '')));
+			// Reika: Ask (Ctrl+Alt+R) shows the chat as Show Chat does. The
+			// key is pressed again if nothing happened: one pressed while the
+			// restored workbench moves focus is dropped (see palette).
+			const chatInFront = () => [...document.querySelectorAll('.editor-group-container .tab.active')].some((t) => /^Reika(,|$)/.test(t.getAttribute('aria-label') || ''));
+			for (let attempt = 1; attempt < 3; attempt++) {
+				await ed.keys('Control', 'Alt', 'KeyR');
+				if (await ed.page.waitForFunction(chatInFront, { timeout: 10000, polling: 100 }).then(() => true, () => false)) {
+					break;
+				}
+			}
+			await ed.waitFor('the chat tab in front', chatInFront);
 			const shown = await ed.chat();
 			await shown.waitForFunction(() => /The checks passed/.test(document.getElementById('log').textContent), { timeout: hangGuardMs });
 			assert.equal(await groups(), before, 'no new editor group');
