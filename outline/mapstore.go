@@ -143,6 +143,10 @@ func (m *RepoMap) keepMap(key [sha256.Size]byte, text string, newest, racy int64
 	if m.cacheDir == "" {
 		return nil
 	}
+	if err := os.MkdirAll(m.cacheDir, 0o700); err != nil {
+		return err
+	}
+	defer lockMaps(m.cacheDir)()
 	m.readMaps() // another process may have added one since
 	maps := []diskMap{d}
 	for _, o := range m.maps {
