@@ -411,17 +411,21 @@ func (a *ttyApprover) Approve(ctx context.Context, req approval.Request) agent.D
 	}
 	// The whole command, as it will run (the bash tool asks for none too
 	// long to show), with nothing in it that the terminal would act on.
-	fmt.Fprintf(a.t.err, "\n%s\n%s\nAllow? [y]es, [s] for this session, [N]o: ", approval.Visible(req.Summary), approval.Visible(req.Detail))
+	return a.ask(req, "Allow? [y]es, [s] for this session, [N]o: ", map[string]agent.Decision{
+		"y": agent.Allow, "yes": agent.Allow, "s": agent.AllowSession, "session": agent.AllowSession})
+}
+
+// ask shows req and question, releases a.t.mu, and reads the answer: the
+// decision answers names, Deny for any other line or none.
+func (a *ttyApprover) ask(req approval.Request, question string, answers map[string]agent.Decision) agent.Decision {
+	fmt.Fprintf(a.t.err, "\n%s\n%s\n%s", approval.Visible(req.Summary), approval.Visible(req.Detail), question)
 	a.t.mu.Unlock()
 	line, err := a.in.ReadString('\n')
 	if err != nil {
 		return agent.Deny
 	}
-	switch strings.ToLower(strings.TrimSpace(line)) {
-	case "y", "yes":
-		return agent.Allow
-	case "s", "session":
-		return agent.AllowSession
+	if d, ok := answers[strings.ToLower(strings.TrimSpace(line))]; ok {
+		return d
 	}
 	return agent.Deny
 }
@@ -436,19 +440,8 @@ func (a *ttyApprover) trust(req approval.Request) agent.Decision {
 		a.t.mu.Unlock()
 		return agent.Deny
 	}
-	fmt.Fprintf(a.t.err, "\n%s\n%s\nStart them? [y]es, [N]ot now, ne[v]er for this workspace: ", approval.Visible(req.Summary), approval.Visible(req.Detail))
-	a.t.mu.Unlock()
-	line, err := a.in.ReadString('\n')
-	if err != nil {
-		return agent.Deny
-	}
-	switch strings.ToLower(strings.TrimSpace(line)) {
-	case "y", "yes":
-		return agent.Allow
-	case "v", "never":
-		return agent.Never
-	}
-	return agent.Deny
+	return a.ask(req, "Start them? [y]es, [N]ot now, ne[v]er for this workspace: ", map[string]agent.Decision{
+		"y": agent.Allow, "yes": agent.Allow, "v": agent.Never, "never": agent.Never})
 }
 
 func isTerminal(f *os.File) bool {
