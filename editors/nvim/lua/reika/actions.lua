@@ -41,6 +41,21 @@ local function failed(what, err)
   notify(what .. ' failed: ' .. error_text(err), levels.ERROR)
 end
 
+-- answered is the callback of a command's request: err is said (failed),
+-- a table result goes to on_result, and o.on_done hears both.
+local function answered(o, what, on_result)
+  return function(err, result)
+    if err then
+      failed(what, err)
+    elseif type(result) == 'table' then
+      on_result(result)
+    end
+    if o.on_done then
+      o.on_done(not err and result or nil, err)
+    end
+  end
+end
+
 -- selection_arg adds to arg (a reika.ask argument) the uri and range of
 -- selection = {mode, start, finish} in bufnr, and makes sure the server
 -- has that buffer (it reads open buffers).
@@ -136,19 +151,12 @@ function M.compact(o)
   o = o or {}
   local function run(c)
     local seq = client.state.message_seq
-    client.execute(c, protocol.command.compact, {}, function(err, result)
-      if err then
-        failed('compact', err)
-      elseif type(result) == 'table' and type(result.message) == 'string' then
-        -- The server usually says the same with window/showMessage.
-        if not client.shown_since(c.id, seq, result.message) then
-          notify(format.user_words(result.message), levels.INFO)
-        end
+    client.execute(c, protocol.command.compact, {}, answered(o, 'compact', function(result)
+      -- The server usually says the same with window/showMessage.
+      if type(result.message) == 'string' and not client.shown_since(c.id, seq, result.message) then
+        notify(format.user_words(result.message), levels.INFO)
       end
-      if o.on_done then
-        o.on_done(not err and result or nil, err)
-      end
-    end)
+    end))
   end
   if o.client_id then
     local c = vim.lsp.get_client_by_id(o.client_id)
@@ -168,16 +176,11 @@ function M.cancel(o)
     notify('no turn is running', levels.INFO)
     return
   end
-  client.execute(c, protocol.command.cancel, {}, function(err, result)
-    if err then
-      failed('cancel', err)
-    elseif type(result) == 'table' and result.cancelled == false then
+  client.execute(c, protocol.command.cancel, {}, answered(o, 'cancel', function(result)
+    if result.cancelled == false then
       notify('no turn is running', levels.INFO)
     end
-    if o.on_done then
-      o.on_done(not err and result or nil, err)
-    end
-  end)
+  end))
 end
 
 -- save writes the whole conversation as Markdown to path (the server
@@ -189,16 +192,11 @@ function M.save(o)
     arg = { path = vim.fn.fnamemodify(vim.fn.expand(o.path), ':p') }
   end
   with_client(o.bufnr, function(c)
-    client.execute(c, protocol.command.save, { arg }, function(err, result)
-      if err then
-        failed('save', err)
-      elseif type(result) == 'table' and result.path then
+    client.execute(c, protocol.command.save, { arg }, answered(o, 'save', function(result)
+      if result.path then
         notify('saved the conversation to ' .. tostring(result.path), levels.INFO)
       end
-      if o.on_done then
-        o.on_done(not err and result or nil, err)
-      end
-    end)
+    end))
   end)
 end
 
@@ -206,16 +204,11 @@ end
 function M.new_session(o)
   o = o or {}
   with_client(o.bufnr, function(c)
-    client.execute(c, protocol.command.new_session, {}, function(err, result)
-      if err then
-        failed('new session', err)
-      elseif type(result) == 'table' and result.session then
+    client.execute(c, protocol.command.new_session, {}, answered(o, 'new session', function(result)
+      if result.session then
         notify('new session ' .. tostring(result.session), levels.INFO)
       end
-      if o.on_done then
-        o.on_done(not err and result or nil, err)
-      end
-    end)
+    end))
   end)
 end
 
