@@ -7,7 +7,8 @@
 #   integration/  the plugin against the real reika-lsp ($REIKA_LSP_BIN, set
 #                 by test.sh; built here when unset) and the standalone fake
 #                 engine (agent/enginetest/cmd/fakeengine, built here), which
-#                 each spec starts with its script from fixtures/
+#                 each spec starts with its script from fixtures/, and the
+#                 test MCP server (agent/mcp/mcptest/cmd/mcptestserver)
 #
 # The Neovims: $REIKA_NVIM (paths, separated by spaces) when set, else the
 # `nvim` on PATH (Debian bookworm's is 0.7.2) and Debian trixie's 0.10 that
@@ -77,6 +78,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 (cd "$root" && go build -o "$tmp/scriptedlsp" ./lsp/lsptest/cmd/scriptedlsp)
 (cd "$root" && go build -o "$tmp/fakeengine" ./agent/enginetest/cmd/fakeengine)
+(cd "$root" && go build -o "$tmp/mcptestserver" ./agent/mcp/mcptest/cmd/mcptestserver)
 if [ -z "${REIKA_LSP_BIN:-}" ]; then
 	(cd "$root" && go build -o "$tmp/reika-lsp" ./cmd/reika-lsp)
 	REIKA_LSP_BIN="$tmp/reika-lsp"
@@ -87,6 +89,7 @@ fi
 export REIKA_LSP_BIN
 export REIKA_TEST_SCRIPTED="$tmp/scriptedlsp"
 export REIKA_TEST_FAKEENGINE="$tmp/fakeengine"
+export REIKA_TEST_MCPSERVER="$tmp/mcptestserver"
 export REIKA_TEST_TMP="$tmp"
 
 passed=0
