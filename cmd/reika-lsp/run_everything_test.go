@@ -31,6 +31,9 @@ func everythingServer() string {
 // the protocol's authors, a real third-party server: its tools reach the
 // engine, and the model's call of its echo tool runs through the agent.
 func TestRunServerEverything(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real MCP server is not started under -short (the inner loop): ./test.sh runs it")
+	}
 	srv := everythingServer()
 	if srv == "" {
 		if llamaserver.Strict() {

@@ -74,7 +74,8 @@ var (
 // Find returns the llama-server tree, fetching it on first use. When there
 // is none, it fails t in strict mode and skips it otherwise.
 //
-// Under the race detector it skips t: the tests against the real server
+// Under -short (the inner loop, README) it skips t. Under the race
+// detector it skips t too: the tests against the real server
 // drive whole sessions through it, which the detector slows several times
 // (past the test timeout on two cores), and they run in the plain test run.
 // The race run is for the agent's and the server's own goroutines.
@@ -82,6 +83,9 @@ func Find(t testing.TB) *Tree {
 	t.Helper()
 	if underRace {
 		t.Skip("a real llama-server is not used under the race detector: its tests run in the plain test run")
+	}
+	if testing.Short() {
+		t.Skip("a real llama-server is not used under -short (the inner loop): ./test.sh runs it")
 	}
 	findOnce.Do(func() {
 		found, findErr = find()
