@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,34 +14,12 @@ import (
 	"github.com/reika-lsp/reika-lsp/agent/approval"
 	"github.com/reika-lsp/reika-lsp/agent/engine"
 	"github.com/reika-lsp/reika-lsp/agent/enginetest"
+	"github.com/reika-lsp/reika-lsp/agent/mcp/mcptest"
 	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
-var (
-	mcpOnce sync.Once
-	mcpBin  string
-	mcpErr  error
-)
-
 // mcpTestServer is the test MCP server (agent/mcp/mcptest), built once.
-func mcpTestServer(t *testing.T) string {
-	t.Helper()
-	mcpOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "mcptestserver-")
-		if err != nil {
-			mcpErr = err
-			return
-		}
-		mcpBin = filepath.Join(dir, "mcptestserver")
-		if out, err := exec.Command("go", "build", "-o", mcpBin, "./mcp/mcptest/cmd/mcptestserver").CombinedOutput(); err != nil {
-			mcpErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if mcpErr != nil {
-		t.Fatal(mcpErr)
-	}
-	return mcpBin
-}
+func mcpTestServer(t *testing.T) string { return mcptest.Binary(t) }
 
 // trustApprover answers the trust question with answer and counts it;
 // it allows every call.

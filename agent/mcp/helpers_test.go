@@ -2,27 +2,22 @@ package mcp
 
 import (
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
+
+	"github.com/reika-lsp/reika-lsp/agent/mcp/mcptest"
 )
 
 // serverBin is the test server (mcptest/cmd/mcptestserver), built once.
 var serverBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "mcptest-")
-	if err != nil {
-		panic(err)
-	}
-	serverBin = filepath.Join(dir, "mcptestserver")
-	out, err := exec.Command("go", "build", "-o", serverBin, "./mcptest/cmd/mcptestserver").CombinedOutput()
-	if err != nil {
-		os.RemoveAll(dir)
-		panic("building the test server: " + err.Error() + "\n" + string(out))
+	var err error
+	if serverBin, err = mcptest.Build(); err != nil {
+		mcptest.Remove()
+		panic("building the test server: " + err.Error())
 	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	mcptest.Remove()
 	os.Exit(code)
 }
 

@@ -16,32 +16,8 @@ import (
 	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
-var (
-	mcpServerOnce sync.Once
-	mcpServerBin  string
-	mcpServerErr  error
-)
-
 // mcpTestServer is the test MCP server (agent/mcp/mcptest), built once.
-func mcpTestServer(t *testing.T) string {
-	t.Helper()
-	mcpServerOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "mcptestserver-")
-		if err != nil {
-			mcpServerErr = err
-			return
-		}
-		mcpServerBin = filepath.Join(dir, "mcptestserver")
-		out, err := exec.Command("go", "build", "-o", mcpServerBin, "../../agent/mcp/mcptest/cmd/mcptestserver").CombinedOutput()
-		if err != nil {
-			mcpServerErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if mcpServerErr != nil {
-		t.Fatal(mcpServerErr)
-	}
-	return mcpServerBin
-}
+func mcpTestServer(t *testing.T) string { return mcptest.Binary(t) }
 
 // writeConfig writes the config.toml of an isolated environment.
 func writeConfig(t *testing.T, env []string, text string) {

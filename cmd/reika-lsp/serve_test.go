@@ -19,6 +19,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/reika-lsp/reika-lsp/agent"
+	"github.com/reika-lsp/reika-lsp/agent/mcp/mcptest"
 	"github.com/reika-lsp/reika-lsp/lsp"
 	"github.com/reika-lsp/reika-lsp/lsp/lsptest"
 )
@@ -62,6 +63,7 @@ func binary(t testing.TB) string {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	mcptest.Remove()
 	if binPath != "" && os.Getenv("REIKA_LSP_BIN") == "" {
 		os.RemoveAll(filepath.Dir(binPath))
 	}

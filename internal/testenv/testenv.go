@@ -14,8 +14,9 @@ import (
 )
 
 // Main runs the tests with $XDG_CACHE_HOME in a temporary directory,
-// removed after, and $REIKA_CACHE_DIR kept on the shared test cache.
-func Main(m *testing.M) {
+// removed after, and $REIKA_CACHE_DIR kept on the shared test cache; then
+// it runs cleanups and exits.
+func Main(m *testing.M, cleanups ...func()) {
 	dir, err := os.MkdirTemp("", "reika-test-cache-")
 	if err != nil {
 		panic(err)
@@ -34,6 +35,9 @@ func Main(m *testing.M) {
 	}
 	os.Setenv("XDG_CACHE_HOME", dir)
 	code := m.Run()
+	for _, f := range cleanups {
+		f()
+	}
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
