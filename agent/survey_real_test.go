@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/reika-lsp/reika-lsp/agent"
 	"github.com/reika-lsp/reika-lsp/agent/engine"
@@ -53,7 +54,9 @@ func TestSurveyRealLlamaServer(t *testing.T) {
 	const window = 16384
 	srv := llamaserver.Start(t, tree, llamaserver.Config{Model: llamaserver.ToolCallerModel(t, tc), Ctx: window, Parallel: 1,
 		Args: append([]string{"-t", "2", "-tb", "2"}, llamaserver.ToolCallerArgs...)})
-	out := runSurvey(t, surveyEngine{URL: srv.URL(), Engine: engine.EngineLlamaCpp, Hint: "Start with " + signal(1)}, root, files)
+	// Its budget: about 2 minutes of prefill on an idle 2-core machine,
+	// four on a busy one.
+	out := runSurvey(t, surveyEngine{URL: srv.URL(), Engine: engine.EngineLlamaCpp, Hint: "Start with " + signal(1), Budget: 12 * time.Minute}, root, files)
 	if len(out.atShrink) < 2 {
 		t.Errorf("the survey shrank %d times, want at least 2", len(out.atShrink))
 	}

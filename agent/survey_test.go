@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/reika-lsp/reika-lsp/agent"
 	"github.com/reika-lsp/reika-lsp/agent/engine"
@@ -35,7 +36,15 @@ type surveyEngine struct {
 	// Hint, when set, is added to the survey's prompt (a real model wired
 	// to signals needs the first one there).
 	Hint string
+	// Budget bounds the turn (0: surveyBudget). It is a hang guard, never a
+	// speed target: a survey that runs past it has hung, and fails saying
+	// so instead of running into go test's timeout, which kills every test
+	// of the package.
+	Budget time.Duration
 }
+
+// surveyBudget is a survey's budget on the fake engine: it takes seconds.
+const surveyBudget = 3 * time.Minute
 
 // exchange is one chat completion request as the recorder saw it.
 type exchange struct {
@@ -188,8 +197,18 @@ func runSurvey(t *testing.T, eng surveyEngine, root string, files []string) surv
 	if eng.Hint != "" {
 		prompt += " " + eng.Hint
 	}
-	out := surveyResult{res: a.Ask(context.Background(), agent.AskParams{Prompt: prompt}), ev: ev}
+	budget := eng.Budget
+	if budget == 0 {
+		budget = surveyBudget
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
+	defer cancel()
+	out := surveyResult{res: a.Ask(ctx, agent.AskParams{Prompt: prompt}), ev: ev}
 	out.ex = rec.exchanges()
+	if ctx.Err() != nil {
+		t.Fatalf("the survey ran past its budget of %v (a hang guard): %d requests, the turn ended %s: %s",
+			budget, len(out.ex), out.res.Status, out.res.Message)
+	}
 	if out.res.Status != agent.AskDone {
 		t.Errorf("the turn ended %s: %s", out.res.Status, out.res.Message)
 	}
