@@ -56,7 +56,7 @@ func (a *Agent) startMCP(ctx context.Context, window int) {
 		return
 	}
 	servers, notes := a.mcpServersToStart(ctx)
-	set := mcp.NewSet(mcp.Options{Environ: tools.Environ, Logf: a.logf, OnDown: a.mcpDown})
+	set := mcp.NewSet(mcp.Options{Environ: mcpEnviron, Logf: a.logf, OnDown: a.mcpDown})
 	if len(servers) > 0 {
 		set.Start(ctx, servers)
 	}
@@ -66,6 +66,11 @@ func (a *Agent) startMCP(ctx context.Context, window int) {
 	a.mu.Unlock()
 	a.planMCP(window)
 }
+
+// mcpEnviron is a stdio MCP server's environment: the server's without
+// secrets, marked as the server's own child so that no command's sweep
+// takes it for an orphan the command left.
+func mcpEnviron() []string { return append(tools.Environ(), tools.ServerChildVar+"=mcp") }
 
 // mcpServersToStart are the user's servers and the workspace's when it is
 // trusted (asking the user the first time, and again when .mcp.json

@@ -59,11 +59,10 @@ func (j *Jobs) start(dir, outDir, command string) (*job, string, error) {
 	cmd.Stdout, cmd.Stderr = out, out
 	inOwnGroup(cmd)
 	procs := prepareCommand(marker)
-	if err := cmd.Start(); err != nil {
+	if err := procs.launch(cmd); err != nil {
 		os.Remove(out.Name())
 		return nil, "", err
 	}
-	procs.track(cmd)
 	jb := &job{n: len(j.jobs) + 1, command: command, pid: cmd.Process.Pid, procs: procs, waited: make(chan struct{})}
 	go func() {
 		cmd.Wait()

@@ -161,7 +161,7 @@ func (run runResult) result(text string, notes []string, timeout int) ctxwin.Res
 func commandEnv(marker string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if isSecret(kv) || strings.HasPrefix(kv, markerVar+"=") {
+		if isSecret(kv) || strings.HasPrefix(kv, markerVar+"=") || strings.HasPrefix(kv, ServerChildVar+"=") {
 			continue
 		}
 		env = append(env, kv)
@@ -171,6 +171,12 @@ func commandEnv(marker string) []string {
 
 // markerVar carries a command's marker into every process it starts.
 const markerVar = "REIKA_COMMAND"
+
+// ServerChildVar marks a process the server starts for itself in a
+// process group of its own (an MCP server): no command's sweep takes it
+// for an orphan the command left (proc_linux.go). Commands do not inherit
+// it.
+const ServerChildVar = "REIKA_SERVER_CHILD"
 
 var markerSeq atomic.Int64
 
@@ -223,12 +229,11 @@ func runCommand(ctx context.Context, dir, command string, timeout time.Duration,
 	cmd.Stdout, cmd.Stderr = pw, pw // an *os.File: the child writes to it directly
 	inOwnGroup(cmd)
 	procs := prepareCommand(marker)
-	if err := cmd.Start(); err != nil {
+	if err := procs.launch(cmd); err != nil {
 		pw.Close()
 		return runResult{startErr: err}
 	}
 	pw.Close() // the children hold the write end now
-	procs.track(cmd)
 	defer procs.untrack()
 
 	copied := make(chan struct{})

@@ -35,9 +35,12 @@ import (
 //   - and every descendant of those.
 //
 // The server's own children (ripgrep, language servers, engines it starts)
-// stay in its process group or were its children before the command, so
-// they are never swept. What the rule cannot tell apart: a process the server
-// itself starts in a group of its own while a command runs, and a process
+// stay in its process group, were its children before the command, or
+// carry ServerChildVar (MCP servers, in groups of their own), so they are
+// never swept; another command's shell is started and tracked under a lock
+// no sweep looks without. What the rule cannot tell apart: a process the
+// server itself starts in a group of its own without ServerChildVar while
+// a command runs, and a process
 // another running command detaches with a cleared environment at the same
 // time; the server does neither. A process the command has another daemon
 // start for it (`systemd-run`, `docker run`) is not its descendant and is
@@ -156,6 +159,25 @@ func prepareCommand(marker string) *commandProcs {
 	return c
 }
 
+// starting is held while a command starts and is tracked, and while a
+// sweep looks at the process table: a shell started but not yet tracked is
+// the server's child in a group of its own, which another command's sweep
+// would take for an adopted orphan, kill, and reap from under os/exec
+// ("killed by waitid: no child processes"; seen with commands of two
+// sessions at once).
+var starting sync.Mutex
+
+// launch starts cmd and tracks it, while no sweep looks.
+func (c *commandProcs) launch(cmd *exec.Cmd) error {
+	starting.Lock()
+	defer starting.Unlock()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	c.track(cmd)
+	return nil
+}
+
 // track starts tracking the started command.
 func (c *commandProcs) track(cmd *exec.Cmd) {
 	c.shell = cmd.Process.Pid
@@ -200,7 +222,15 @@ func (c *commandProcs) owns(p procInfo, self, selfGroup int) bool {
 	case hasMarker(p.pid, c.marker):
 		return true
 	}
-	return p.ppid == self && p.pgid != selfGroup && !c.before[p.pid] && !c.others(p)
+	return p.ppid == self && p.pgid != selfGroup && !c.before[p.pid] && !c.others(p) && !serverChild(p.pid)
+}
+
+// serverChild says whether pid is a process the server started for
+// itself in a group of its own (an MCP server): its environment carries
+// ServerChildVar.
+func serverChild(pid int) bool {
+	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	return err == nil && (bytes.HasPrefix(env, []byte(ServerChildVar+"=")) || bytes.Contains(env, []byte("\x00"+ServerChildVar+"=")))
 }
 
 // find lists c's processes in t, zombies included.
@@ -239,7 +269,9 @@ func (c *commandProcs) find(t procTable) []procInfo {
 func (c *commandProcs) sweep() (left int) {
 	self := os.Getpid()
 	for round := 0; round < 200; round++ {
+		starting.Lock()
 		procs := c.find(snapshot())
+		starting.Unlock()
 		running, zombies := 0, 0
 		for _, p := range procs {
 			if p.state == 'Z' || p.state == 'X' {

@@ -22,6 +22,14 @@ func prepareCommand(marker string) *commandProcs { return &commandProcs{} }
 
 func (c *commandProcs) track(cmd *exec.Cmd) { c.cmd = cmd }
 
+func (c *commandProcs) launch(cmd *exec.Cmd) error {
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	c.track(cmd)
+	return nil
+}
+
 func (c *commandProcs) untrack() {}
 
 // sweep kills the command's process group; what it killed is not known.

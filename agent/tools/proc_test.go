@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -165,5 +166,67 @@ func TestBackgroundWithoutJobs(t *testing.T) {
 	res := run(t, newEnv(t, workspace(t, nil), &approver{}), "bash", `{"command":"sleep 1","background":true}`)
 	if !res.IsError || !strings.Contains(res.Text, "background commands are not available here") {
 		t.Errorf("%+v", res)
+	}
+}
+
+// Commands that run at once (two sessions' turns) leave each other alone:
+// a shell started but not yet tracked is not taken for an orphan of
+// another command, killed, and reaped from under its own wait.
+func TestConcurrentCommandsSpareEachOther(t *testing.T) {
+	needDetach(t)
+	root := workspace(t, nil)
+	env := newEnv(t, root, &approver{})
+	const workers, each = 6, 15
+	bad := make(chan string, workers*each)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				res := run(t, env, "bash", jsonArgs(t, map[string]any{"command": "echo hi"}))
+				if res.Text != "hi\n(exit status 0)\n" {
+					bad <- res.Text
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(bad)
+	n := 0
+	for text := range bad {
+		if n++; n <= 3 {
+			t.Errorf("a command's result: %q", text)
+		}
+	}
+	if n > 0 {
+		t.Errorf("%d of %d commands were disturbed by another's sweep", n, workers*each)
+	}
+}
+
+// A process the server starts for itself in a group of its own while a
+// command runs (an MCP server) is spared when it carries ServerChildVar.
+func TestSweepSparesMarkedServerChild(t *testing.T) {
+	needDetach(t)
+	root := workspace(t, nil)
+	started := make(chan *exec.Cmd, 1)
+	go func() {
+		time.Sleep(100 * time.Millisecond) // the command's shell is running
+		own := exec.Command("sleep", "300")
+		own.Env = append(Environ(), ServerChildVar+"=test")
+		inOwnGroup(own)
+		if err := own.Start(); err != nil {
+			t.Error(err)
+		}
+		started <- own
+	}()
+	res := run(t, newEnv(t, root, &approver{}), "bash", jsonArgs(t, map[string]any{"command": "sleep 1; echo done"}))
+	own := <-started
+	defer func() { own.Process.Kill(); own.Wait() }()
+	if res.Text != "done\n(exit status 0)\n" {
+		t.Errorf("%+v", res)
+	}
+	if !alive(own.Process.Pid) {
+		t.Error("the sweep killed a marked child the server started while the command ran")
 	}
 }
