@@ -27,6 +27,20 @@ type Entry =
 	| { kind: 'session'; session: string }
 	| { kind: 'local'; text: string };
 
+/** What a turn the server never finished had streamed, and what the chat
+ * said of it. The server's log does not hold it (the process died before
+ * the round was logged), so the extension keeps it (cutTurns.ts) and puts
+ * it back where it was when a window reload rebuilds the chat from
+ * reika.transcript. */
+export interface CutTurn {
+	session: string;
+	turn: number;
+	/** The assistant and reasoning text as far as it streamed. */
+	texts: TranscriptEvent[];
+	/** The error line the chat showed after it. */
+	error: string;
+}
+
 interface Block {
 	id: number;
 	entry: Entry;
@@ -153,12 +167,17 @@ export class Conversation {
 
 	/** Ends the turn the server did not finish (it stopped): what streamed
 	 * stays, marked as cut off, tools that never answered say so, and text
-	 * says what happened. */
-	interrupt(text: string): void {
+	 * says what happened. Returns what streamed, to keep across a reload;
+	 * undefined when the chat shows no event of a session. */
+	interrupt(text: string): CutTurn | undefined {
+		const texts: TranscriptEvent[] = [];
 		for (const b of this.streaming.values()) {
 			if (b.entry.kind === 'assistant' || b.entry.kind === 'reasoning') {
 				b.entry = { ...b.entry, streaming: false, cut: true };
 				this.update(b);
+				if (b.entry.ev.text.trim() !== '') {
+					texts.push({ ...b.entry.ev, delta: false });
+				}
 			}
 		}
 		this.streaming.clear();
@@ -172,14 +191,47 @@ export class Conversation {
 		}
 		this.pending.clear();
 		this.addError(text);
+		const last = this.lastEvent();
+		return last === undefined ? undefined : { session: last.session, turn: last.turn, texts, error: text };
 	}
 
-	/** Starts over with these events (a transcript from the server). */
-	reset(events: readonly TranscriptEvent[]): void {
+	/** Starts over with these events (a transcript from the server), with
+	 * the cut turns of their sessions back after their turns' last events. */
+	reset(events: readonly TranscriptEvent[], cuts: readonly CutTurn[] = []): void {
 		this.clear();
-		for (const ev of events) {
-			this.add(ev);
+		const after = new Map<number, CutTurn[]>();
+		for (const c of cuts) {
+			let at = -1;
+			events.forEach((ev, i) => {
+				if (ev.session === c.session && ev.turn === c.turn) {
+					at = i;
+				}
+			});
+			if (at >= 0) {
+				after.set(at, [...(after.get(at) ?? []), c]);
+			}
 		}
+		events.forEach((ev, i) => {
+			this.add(ev);
+			for (const c of after.get(i) ?? []) {
+				for (const t of c.texts) {
+					this.push({ kind: t.kind as 'assistant' | 'reasoning', ev: { ...t, delta: false }, streaming: false, cut: true });
+				}
+				this.addError(c.error);
+			}
+		});
+	}
+
+	/** The newest event of a session the chat shows. */
+	private lastEvent(): TranscriptEvent | undefined {
+		for (let i = this.blocks.length - 1; i >= 0; i--) {
+			const e = this.blocks[i]!.entry;
+			const ev = 'ev' in e ? e.ev : e.kind === 'tool' ? e.call : undefined;
+			if (ev !== undefined && ev.session !== '') {
+				return ev;
+			}
+		}
+		return undefined;
 	}
 
 	clear(): void {

@@ -8,7 +8,7 @@
 import * as vscode from 'vscode';
 import type { ApprovalShown } from './approvalView';
 import { FocusGate } from './chatFocus';
-import { ChatBlock, Conversation } from './chatModel';
+import { ChatBlock, Conversation, CutTurn } from './chatModel';
 import { chatHtml } from './chatHtml';
 import { ChatSidebarViewId, ChatViewType } from './ids';
 import { SlashCommand, Status, TranscriptEvent } from './protocol';
@@ -171,14 +171,16 @@ export class ChatView implements vscode.WebviewPanelSerializer, vscode.WebviewVi
 	}
 
 	/** Ends the turn the server never finished (see Conversation.interrupt). */
-	interrupt(text: string): void {
-		this.conversation.interrupt(text);
+	interrupt(text: string): CutTurn | undefined {
+		const cut = this.conversation.interrupt(text);
 		this.schedule();
+		return cut;
 	}
 
-	/** Shows these events instead of what the view had. */
-	reset(events: readonly TranscriptEvent[]): void {
-		this.conversation.reset(events);
+	/** Shows these events instead of what the view had, with the turns cut
+	 * off in them (see Conversation.reset). */
+	reset(events: readonly TranscriptEvent[], cuts: readonly CutTurn[] = []): void {
+		this.conversation.reset(events, cuts);
 		this.conversation.takeChanged();
 		this.post({ type: 'reset', blocks: this.conversation.all() });
 	}

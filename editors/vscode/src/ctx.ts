@@ -18,11 +18,12 @@ import { ApprovalView } from './approvalView';
 import { ClientHost, createClient } from './client';
 import { ChatView } from './chatView';
 import { CodeBlocks } from './codeBlocks';
+import { CutTurns } from './cutTurns';
 import { parseCommands, parseStatus } from './chip';
 import { SaveAfterEdit } from './editSave';
 import { editorHost } from './editorHost';
 import { ApprovalWaitingContext, ClientName, ExtensionCommands } from './ids';
-import { Toasts } from './messages';
+import { ErrorToasts } from './errorToasts';
 import {
 	CompactCodeAction,
 	executeCommandParams,
@@ -50,7 +51,9 @@ export class Ctx implements vscode.Disposable {
 	private readonly log: vscode.OutputChannel;
 	/** Saves what the agent's edits change (see editSave.ts). */
 	private readonly saveAfterEdit = new SaveAfterEdit(editorHost((m) => this.log.appendLine(m)));
-	private readonly toasts = new Toasts();
+	private readonly toasts = new ErrorToasts(() => this.chat.show(false), () => this.showLog(), (m) => this.log.appendLine(m));
+	/** The turns a dead server cut off, for the chat after a reload. */
+	readonly cuts: CutTurns;
 	/** The turn this window runs; undefined when none. */
 	private turn: CancellationTokenSource | undefined;
 	/** The last non-empty selection of a text editor, to attach to an ask. */
@@ -65,6 +68,7 @@ export class Ctx implements vscode.Disposable {
 
 	constructor(readonly extension: vscode.ExtensionContext) {
 		this.log = vscode.window.createOutputChannel(`${ClientName} Extension`);
+		this.cuts = new CutTurns(extension.workspaceState);
 		this.chat = new ChatView(extension.extensionUri, {
 			// An @file of the input is attached instead of the selection (one uri per ask).
 			ask: (text, attach) => void this.code.mentioned(text).then((f) => this.ask(text, f ?? (attach ? this.selection : undefined))),
@@ -194,16 +198,13 @@ export class Ctx implements vscode.Disposable {
 
 	/** Shows an error toast unless the same message was just shown. */
 	toastError(message: string): void {
-		if (!this.toasts.shouldShow(message)) {
-			return;
-		}
-		void vscode.window.showErrorMessage(message, 'Show Chat', 'Show Log').then((pick) => {
-			if (pick === 'Show Chat') {
-				this.chat.show(false);
-			} else if (pick === 'Show Log') {
-				this.showLog();
-			}
-		});
+		this.toasts.show(message);
+	}
+
+	/** A turn succeeded: the error toasts of earlier failures go (see
+	 * ErrorToasts.succeeded). */
+	turnSucceeded(): void {
+		this.toasts.succeeded();
 	}
 
 	/** The server's settings from the user's, reporting unusable values once. */
@@ -359,7 +360,7 @@ export class Ctx implements vscode.Disposable {
 				return;
 			}
 			const events = page.events.map(parseTranscriptEvent).filter((e) => e !== undefined);
-			this.chat.reset(events);
+			this.chat.reset(events, this.cuts.all());
 			if (page.omitted > 0) {
 				this.log.appendLine(`reika.transcript: the chat shows the newest ${events.length} events; ${page.omitted} older ones were left out`);
 			}

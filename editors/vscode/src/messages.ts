@@ -46,4 +46,9 @@ export class Toasts {
 		this.shown.push({ text, at: t });
 		return true;
 	}
+
+	/** Forgets what was shown (the condition is over: a turn succeeded). */
+	reset(): void {
+		this.shown = [];
+	}
 }

@@ -81,8 +81,14 @@ export async function runTurn(ctx: Ctx, client: LanguageClient, prompt: string, 
 		ctx.endTurn(source);
 		source.dispose();
 	}
+	if (done) {
+		ctx.turnSucceeded();
+	}
 	if (stopped) {
-		ctx.chat.interrupt(serverStoppedText);
+		const cut = ctx.chat.interrupt(serverStoppedText);
+		if (cut !== undefined) {
+			void ctx.cuts.add(cut);
+		}
 		if (!ctx.chat.isVisible()) {
 			ctx.toastError(`Reika: ${serverStoppedText}`);
 		}

@@ -201,3 +201,33 @@ test("a reply's code blocks carry Copy, Insert and Apply; the user's own do not"
 	assert.ok(!user!.html.includes('data-code='), user!.html);
 	assert.match(reply!.html, /<div class="codeblock" data-path="a\.go">.*data-code="copy".*data-code="insert".*data-code="apply".*<code class="language-go">y<\/code>/s);
 });
+
+test('a cut turn comes back after its turn when the chat is rebuilt from the transcript, which lacks it', () => {
+	const live = new Conversation();
+	live.add(ev({ kind: 'user', turn: 3, text: 'tell a story' }));
+	live.add(ev({ kind: 'assistant', turn: 3, text: 'Once upon', delta: true }));
+	const cut = live.interrupt('The server stopped during the turn.');
+	assert.deepEqual(cut, {
+		session: 's1',
+		turn: 3,
+		texts: [ev({ kind: 'assistant', turn: 3, text: 'Once upon' })],
+		error: 'The server stopped during the turn.',
+	});
+	// The log has turn 3's prompt, not its reply, and the turn after it.
+	const log = [ev({ kind: 'user', turn: 2, text: 'hi' }), ev({ kind: 'assistant', turn: 2, text: 'hello' }), ev({ kind: 'user', turn: 3, text: 'tell a story' }), ev({ kind: 'user', turn: 4, text: 'again' })];
+	const other = { ...cut!, session: 's0' };
+	const c = new Conversation();
+	c.reset(log, [other, cut!]);
+	const text = c.all().map((b) => `${b.kind}: ${b.html.replace(/<[^>]+>/g, '')}`);
+	assert.deepEqual(text, [
+		'user: Youhi',
+		'assistant: hello',
+		'user: Youtell a story',
+		'assistant: Once upon… (cut off: the server stopped)',
+		'error: ✖ The server stopped during the turn.',
+		'user: Youagain',
+	]);
+	const plain = new Conversation();
+	plain.reset(log);
+	assert.equal(plain.length, 4, 'without the cut turn, the log alone');
+});

@@ -22,3 +22,11 @@ test('messageKey and sameMessage ignore the prefix, case, spacing and the full s
 	assert.ok(!sameMessage('ok', 'not ok at all'), 'short messages must be equal');
 	assert.ok(!sameMessage('', 'x'));
 });
+
+test('after a turn succeeds (reset) the same failure toasts again', () => {
+	const t = new Toasts(() => 1000);
+	assert.equal(t.shouldShow(down), true);
+	assert.equal(t.shouldShow(down), false);
+	t.reset();
+	assert.equal(t.shouldShow(down), true, 'the engine went down again: say so');
+});
