@@ -203,8 +203,8 @@ export class Ctx implements vscode.Disposable {
 
 	/** A turn succeeded: the error toasts of earlier failures go (see
 	 * ErrorToasts.succeeded). */
-	turnSucceeded(): void {
-		this.toasts.succeeded();
+	turnSucceeded(): Promise<void> {
+		return this.toasts.succeeded();
 	}
 
 	/** The server's settings from the user's, reporting unusable values once. */

@@ -38,14 +38,16 @@ export class ErrorToasts {
 	 * again. VS Code has no way to close one notification, so the toasts
 	 * are hidden (notifications.hideToasts): they stay in the notification
 	 * centre, and so do those of other extensions shown at that moment. */
-	succeeded(): void {
+	async succeeded(): Promise<void> {
 		this.recent.reset();
 		if (this.open.size === 0) {
 			return;
 		}
 		this.open.clear();
-		void vscode.commands.executeCommand('notifications.hideToasts').then(undefined, (e: unknown) =>
-			this.log(`notifications.hideToasts: ${e instanceof Error ? e.message : String(e)}`),
-		);
+		try {
+			await vscode.commands.executeCommand('notifications.hideToasts');
+		} catch (e) {
+			this.log(`notifications.hideToasts: ${e instanceof Error ? e.message : String(e)}`);
+		}
 	}
 }

@@ -82,7 +82,7 @@ export async function runTurn(ctx: Ctx, client: LanguageClient, prompt: string, 
 		source.dispose();
 	}
 	if (done) {
-		ctx.turnSucceeded();
+		await ctx.turnSucceeded();
 	}
 	if (stopped) {
 		const cut = ctx.chat.interrupt(serverStoppedText);

@@ -4,8 +4,12 @@
 // engine (agent/enginetest/cmd/fakeengine, scripted by
 // fakeengine-editor.json). It does what a user does: the status item, Ask
 // in the chat, an approved edit, a command approval, the warning colour,
-// Compact context from Ctrl+., a killed server, a window reload, the
-// settings UI, and the engine going down. Each step saves a screenshot.
+// Compact context from Ctrl+. (first-turns.js); a killed server, window
+// reloads, the settings UI, the engine going down, and an error toast that
+// a later turn clears (restarts.js); the sidebar, slash commands, session
+// history, code blocks' Insert and Apply, and a workspace's .mcp.json
+// (views.js). harness.js starts and stops it all. Each step saves a
+// screenshot.
 //
 // The tools come from .ci/prepare-vscode, which installs them into
 // $REIKA_CACHE_DIR/vscode-editor; without them the test skips with a

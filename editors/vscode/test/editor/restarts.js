@@ -5,13 +5,27 @@
 
 const assert = require('node:assert/strict');
 const { spawn } = require('node:child_process');
+const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
 const { engineWindow, firstMatch, hangGuardMs, isChatTab, pidsOf, until } = require('./harness');
 
 /** s: the editor session (harness.js startEditor); t: the test. */
 async function restartSteps(t, s) {
-	const { ed, chip, bin, engine, engineBin, engineURL, env, children } = s;
+	const { ed, chip, bin, engine, engineBin, engineURL, env, children, ws } = s;
+	/** The engine on its port again (the first one killed). */
+	const startEngine = async () => {
+		const port = new URL(engineURL).port;
+		const e = spawn(engineBin, ['-addr', `127.0.0.1:${port}`, '-ctx', String(engineWindow), '-script', path.join(__dirname, 'fakeengine-editor.json'), '-stdin'], {
+			env,
+			stdio: ['pipe', 'pipe', 'pipe'],
+		});
+		children.push(e);
+		await firstMatch(e, e.stdout, /^http:\/\//, 'the fake engine back on its port');
+		return e;
+	};
+	/** The reply the killed server had streamed. */
+	let killedPartial = '';
 	await t.test('kill -9 of the server mid-turn: the partial reply stays, the chat says the server stopped, the restart resumes the session', async () => {
 		const chat = await ed.chat();
 		await chat.focus('#input');
@@ -20,6 +34,7 @@ async function restartSteps(t, s) {
 		// The engine streams the start of the reply, then holds.
 		await chat.waitForFunction(() => /Once upon a time/.test(document.querySelector('#log .block.assistant:last-child')?.textContent ?? ''), { timeout: hangGuardMs });
 		const partial = await chat.evaluate(() => document.querySelector('#log .block.assistant:last-child .md').textContent);
+		killedPartial = partial;
 		const argv = [bin, 'serve', '--stdio'];
 		const [pid] = await until('the server process', () => {
 			const p = pidsOf(argv);
@@ -71,6 +86,15 @@ async function restartSteps(t, s) {
 		}, { timeout: hangGuardMs });
 		assert.equal(await chat.evaluate(() => document.querySelector('#log .block:last-child')?.textContent), 'Cancelled.', 'the cancelled turn still says so');
 		assert.equal((await ed.tabs()).filter(isChatTab).length, 1, 'the chat panel came back, once');
+		// The turn the killed server cut off: its partial reply, marked cut
+		// off, and the line saying so, between its prompt and the next
+		// (the server's log has the prompt only).
+		const blocks = await chat.evaluate(() => [...document.querySelectorAll('#log .block')].map((b) => b.textContent));
+		const killedAsk = blocks.findIndex((b) => /Tell me a long story\./.test(b));
+		const nextAsk = blocks.findIndex((b) => /Tell me another long story\./.test(b));
+		const cut = blocks.findIndex((b) => b.includes(killedPartial) && /cut off: the server stopped/.test(b));
+		const said = blocks.findIndex((b) => /The server stopped during the turn/.test(b));
+		assert.ok(killedPartial !== '' && killedAsk >= 0 && killedAsk < cut && cut < said && said < nextAsk, `the cut-off turn after the reload, in its place: ${JSON.stringify(blocks.slice(Math.max(0, killedAsk)))}`);
 		await ed.shot('after-reload');
 	});
 
@@ -134,6 +158,7 @@ async function restartSteps(t, s) {
 		await ed.keys('Control', 'KeyW');
 	});
 
+	let current = engine;
 	await t.test('the engine going down: the red chip and the error in the chat, no toast over it', async () => {
 		engine.kill();
 		await new Promise((resolve) => (engine.exitCode !== null ? resolve() : engine.once('exit', resolve)));
@@ -187,15 +212,70 @@ async function restartSteps(t, s) {
 	// The server finds the engine again by itself (the agent retries
 	// discovery after a turn found it unreachable) and publishes its status.
 	await t.test('the engine back: the chip leaves the error colour without another ask', async () => {
-		const port = new URL(engineURL).port;
-		const again = spawn(engineBin, ['-addr', `127.0.0.1:${port}`, '-ctx', String(engineWindow), '-script', path.join(__dirname, 'fakeengine-editor.json'), '-stdin'], {
-			env,
-			stdio: ['pipe', 'pipe', 'pipe'],
-		});
-		children.push(again);
-		await firstMatch(again, again.stdout, /^http:\/\//, 'the fake engine back on its port');
+		current = await startEngine();
 		await until('the chip to leave the error colour', async () => !(await ed.statusColouredAs('error')) && chip.test(await ed.statusText()), 250);
 		await ed.shot('engine-back');
+	});
+
+	await t.test('an error toast from a failed turn leaves the screen when a later turn succeeds with the chat out of view', async () => {
+		// A turn that writes a file, up to its approval; then big.txt over
+		// the chat in its group, so the chat is out of view.
+		const writeTurn = async (prompt, file) => {
+			await ed.keys('Control', 'Alt', 'KeyR');
+			const chat = await ed.chat();
+			await chat.waitForFunction(() => document.activeElement?.id === 'input', { timeout: hangGuardMs });
+			await ed.page.keyboard.type(prompt);
+			await ed.page.keyboard.press('Enter');
+			await chat.waitForFunction((f) => !document.getElementById('approval').hidden && document.getElementById('approval').textContent.includes(f), { timeout: hangGuardMs }, file);
+			// Into the chat's group (the approval's diff has the focus), then
+			// big.txt there.
+			const chatTab = await ed.page.evaluateHandle(() => [...document.querySelectorAll('.tabs-container .tab')].find((e) => /^Reika(,|$)/.test(e.getAttribute('aria-label') || '')));
+			await chatTab.asElement().click();
+			await ed.waitFor("the chat's group active", () => /^Reika(,|$)/.test(document.querySelector('.editor-group-container.active .tab.active')?.getAttribute('aria-label') ?? ''));
+			await ed.keys('Control', 'KeyP');
+			await ed.page.waitForSelector('.quick-input-widget input', { visible: true, timeout: hangGuardMs });
+			await ed.page.keyboard.type('big.txt');
+			await ed.waitFor('Quick Open to offer big.txt', () => (document.querySelector('.quick-input-list .monaco-list-row.focused')?.getAttribute('aria-label') || '').startsWith('big.txt'));
+			await ed.page.keyboard.press('Enter');
+			await ed.waitFor('big.txt over the chat', chatCovered);
+		};
+		// Allow, from the palette (the chat is out of view).
+		const allow = async () => {
+			await ed.palette();
+			await ed.page.keyboard.type('Reika: Allow');
+			await ed.waitFor('the palette to offer Reika: Allow', () => /^Reika: Allow(,|$)/.test(document.querySelector('.quick-input-list .monaco-list-row.focused')?.getAttribute('aria-label') ?? ''));
+			await ed.page.keyboard.press('Enter');
+		};
+		const failed = (m) => /unreachable|connection refused/i.test(m);
+		await writeTurn('Write note one.', 'notes/one.txt');
+		current.kill();
+		await new Promise((resolve) => (current.exitCode !== null ? resolve() : current.once('exit', resolve)));
+		await allow();
+		// The round after the write finds the engine gone: a toast, since
+		// the chat is out of view.
+		await until('the error toast', async () => (await ed.toasts()).some(failed));
+		await ed.shot('error-toast');
+		current = await startEngine();
+		await until('the chip to leave the error colour', async () => !(await ed.statusColouredAs('error')) && chip.test(await ed.statusText()), 250);
+		await writeTurn('Write note two.', 'notes/two.txt');
+		assert.ok((await ed.toasts()).some(failed), 'the error toast is still up while the next turn runs');
+		await allow();
+		await until('the turn to end (its toast, the chat being out of view)', async () => (await ed.toasts()).some((m) => /Reika finished the turn/.test(m)));
+		assert.deepEqual((await ed.toasts()).filter(failed), [], 'the error toast left when the turn succeeded');
+		assert.equal(fs.readFileSync(path.join(ws, 'notes', 'two.txt'), 'utf8'), 'two\n');
+		await ed.shot('error-toast-gone');
+		// The chat back in front for the steps after this one.
+		await ed.keys('Control', 'Alt', 'KeyR');
+		const chat = await ed.chat();
+		await chat.waitForFunction(() => /The second note is written\./.test(document.getElementById('log').textContent), { timeout: hangGuardMs });
+	});
+}
+
+/** Whether a group shows big.txt over the chat's tab (runs in the page). */
+function chatCovered() {
+	return [...document.querySelectorAll('.editor-group-container')].some((g) => {
+		const tabs = [...g.querySelectorAll('.tab')];
+		return tabs.some((t) => /^Reika(,|$)/.test(t.getAttribute('aria-label') || '') && !t.classList.contains('active')) && (g.querySelector('.tab.active')?.getAttribute('aria-label') || '').startsWith('big.txt');
 	});
 }
 
