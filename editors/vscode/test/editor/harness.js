@@ -323,8 +323,11 @@ async function startEditor() {
 		}
 		const engineBin = path.join(scratch, 'fakeengine');
 		await run('go', ['build', '-o', engineBin, './agent/enginetest/cmd/fakeengine'], { cwd: repoRoot });
+		// The MCP server a workspace's .mcp.json names (views.js).
+		const mcpBin = path.join(scratch, 'mcptestserver');
+		await run('go', ['build', '-o', mcpBin, './agent/mcp/mcptest/cmd/mcptestserver'], { cwd: repoRoot });
 		const vsix = path.join(scratch, 'reika.vsix');
-		await run('npx', ['vsce', 'package', '--skip-license', '--allow-missing-repository', '--out', vsix], { cwd: pkgDir });
+		await run('npx', ['vsce', 'package', '--skip-license', '--allow-missing-repository', '--no-rewrite-relative-links', '--out', vsix], { cwd: pkgDir });
 
 		// The workspace, and a home of its own for everything started.
 		const ws = path.join(scratch, 'ws');
@@ -398,7 +401,7 @@ async function startEditor() {
 		await ed.page.waitForSelector('.monaco-workbench .statusbar', { timeout: hangGuardMs });
 		const chip = /^\S* ?Reika ctx [0-9.]+k?\/11k \((\d+)% of [0-9.]+k\)/;
 		const percent = async () => Number((chip.exec(await ed.statusText()) ?? [])[1] ?? NaN);
-		Object.assign(s, { browser, bin, engine, engineBin, engineURL, env, ws, mainGo, home, userData, chip, percent });
+		Object.assign(s, { browser, bin, engine, engineBin, mcpBin, engineURL, env, ws, mainGo, home, userData, chip, percent });
 		return s;
 	} catch (e) {
 		s.browser = browser;

@@ -7,11 +7,11 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { codeBlockSteps } = require('./codeblocks');
-const { findFile, hangGuardMs, until } = require('./harness');
+const { findFile, hangGuardMs, pidsOf, until } = require('./harness');
 
 /** s: the editor session (harness.js startEditor); t: the test. */
 async function viewSteps(t, s) {
-	const { ed, chip, userData } = s;
+	const { ed, chip, userData, ws, bin, home, mcpBin } = s;
 	await t.test('the sidebar view: the Reika container in the activity bar shows the same chat, and an ask from it shows in both', async () => {
 		const tab = await ed.chat();
 		const before = await ed.chats();
@@ -141,7 +141,66 @@ async function viewSteps(t, s) {
 
 	await t.test("@ completes a file the ask attaches; a reply's code block has Copy, Insert and Apply", async () => {
 		const [chat] = await ed.chats();
-		await codeBlockSteps(ed, chat, hangGuardMs);
+		await codeBlockSteps(ed, chat, hangGuardMs, ws);
+	});
+
+	await t.test("a workspace's .mcp.json: the server asks in a notification before it starts the servers; Start servers starts them", async () => {
+		fs.writeFileSync(path.join(ws, '.mcp.json'), JSON.stringify({ mcpServers: { probe: { command: mcpBin } } }));
+		// The chat out of view (the question then comes as a notification):
+		// no editors, no sidebar.
+		await ed.command('View: Close All Editors');
+		if (await ed.page.evaluate(() => document.querySelector('.part.sidebar')?.offsetParent != null)) {
+			await ed.command('View: Toggle Primary Side Bar Visibility');
+			await ed.waitFor('the sidebar closed', () => document.querySelector('.part.sidebar')?.offsetParent == null);
+		}
+		// A server that starts reads .mcp.json at its first session.
+		const argv = [bin, 'serve', '--stdio'];
+		const [pid] = await until('the server process', () => {
+			const p = pidsOf(argv);
+			return p.length === 1 ? p : undefined;
+		});
+		await ed.command('Reika: Restart Server');
+		await until('a new server process', () => {
+			const p = pidsOf(argv).filter((x) => x !== pid);
+			return p.length === 1 ? p : undefined;
+		});
+		await ed.waitFor('the chip after the restart', (src) => new RegExp(src).test(document.querySelector('[id$="reika.statusItem"]')?.textContent.trim() ?? ''), chip.source);
+		await ed.command('Reika: New Session');
+		const question = await (
+			await ed.waitFor('the question about .mcp.json', () => {
+				for (const n of document.querySelectorAll('.notification-toast')) {
+					const message = n.querySelector('.notification-list-item-message')?.textContent ?? '';
+					if (/\.mcp\.json/.test(message)) {
+						return { message, buttons: [...n.querySelectorAll('.monaco-button')].map((b) => b.textContent.trim()).filter((b) => b !== '') };
+					}
+				}
+				return undefined;
+			})
+		).jsonValue();
+		assert.match(question.message, /start the MCP servers of this workspace's \.mcp\.json \(probe\)/);
+		assert.deepEqual(question.buttons, ['Start servers', 'Not now', 'Never for this workspace']);
+		await ed.shot('mcp-trust-question');
+		await ed.page.evaluate(() => {
+			for (const n of document.querySelectorAll('.notification-toast')) {
+				if (/\.mcp\.json/.test(n.textContent)) {
+					[...n.querySelectorAll('.monaco-button')].find((b) => b.textContent.trim() === 'Start servers').click();
+				}
+			}
+		});
+		// The answer reached the server: it remembers the trust, and the
+		// status tooltip lists the server with its tools.
+		const trust = await until('the trust file', () => findFile(home, (f) => path.basename(f) === 'mcp-trust.json'));
+		assert.ok(fs.readFileSync(trust, 'utf8').includes(JSON.stringify(ws).slice(1, -1)), 'the workspace is trusted');
+		await until('the MCP server in the status tooltip', async () => {
+			await ed.page.mouse.move(0, 0);
+			await ed.page.hover('[id$="reika.statusItem"]');
+			return ed.page.waitForFunction(
+				() => [...document.querySelectorAll('.monaco-hover, .workbench-hover')].some((h) => /MCP servers:[\s\S]*probe \(workspace\): \d+ tools/.test(h.textContent)),
+				{ timeout: 10_000, polling: 200 },
+			).then(() => true, () => false);
+		});
+		await ed.shot('mcp-status-tooltip');
+		await ed.page.mouse.move(0, 0);
 	});
 
 	await t.test("the server's log lines are not all errors", async () => {
