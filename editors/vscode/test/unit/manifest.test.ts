@@ -97,3 +97,19 @@ test('every setting can be set in the User settings of a remote window (no machi
 test('the chat panel restores after a reload: its serializer activates the extension', () => {
 	assert.ok(pkg.activationEvents.includes(`onWebviewPanel:${ChatViewType}`), JSON.stringify(pkg.activationEvents));
 });
+
+test('the README lists every command (title and id), keybinding and setting the manifest contributes', () => {
+	const readme = fs.readFileSync(path.join(pkgDir, 'README.md'), 'utf8');
+	for (const c of pkg.contributes.commands) {
+		const row = `| **${c.category}: ${c.title}** | \`${c.command}\` |`;
+		assert.ok(readme.includes(row), `README.md lacks the row ${row}`);
+	}
+	for (const k of pkg.contributes.keybindings) {
+		for (const key of [k.key, k.mac].filter((x) => x !== undefined)) {
+			assert.ok(readme.includes(`\`${key}\``), `README.md does not name the keybinding ${key} of ${k.command}`);
+		}
+	}
+	for (const key of Object.keys(pkg.contributes.configuration.properties)) {
+		assert.ok(readme.includes(`| \`${key}\` |`), `README.md lacks the settings row of ${key}`);
+	}
+});
