@@ -268,6 +268,71 @@ func TestSecondAskRefusedAndCancel(t *testing.T) {
 	}
 }
 
+// A reply a cancel cuts off mid-stream stays in the transcript an editor
+// reloads, before "Cancelled.", and out of what the model is sent next.
+func TestCancelKeepsTheCutReplyInTheTranscript(t *testing.T) {
+	root := t.TempDir()
+	var mu sync.Mutex
+	var sent []string
+	srv := enginetest.New(enginetest.Options{Window: 16000, Script: func(r *enginetest.Request) enginetest.Reply {
+		var body strings.Builder
+		for _, m := range r.Messages {
+			body.WriteString(m.Content + "\n")
+		}
+		mu.Lock()
+		sent = append(sent, body.String())
+		n := len(sent)
+		mu.Unlock()
+		if n == 1 {
+			return enginetest.Reply{Content: "Once upon a time there was a tiny program", Fault: enginetest.Fault{Hold: true, AfterChunks: 3}}
+		}
+		return enginetest.Text("fine")
+	}})
+	defer srv.Close()
+	col := &collector{shrinkBefore: map[int]bool{}}
+	a := newAgent(t, srv, root, agent.Settings{}, col)
+	done := make(chan agent.AskResult)
+	go func() { done <- a.Ask(context.Background(), agent.AskParams{Prompt: "tell a story"}) }()
+	shown := func() string { // the reply text streamed so far
+		col.mu.Lock()
+		defer col.mu.Unlock()
+		var b strings.Builder
+		for _, e := range col.events {
+			if e.Kind == agent.EventAssistant && e.Delta {
+				b.WriteString(e.Text)
+			}
+		}
+		return b.String()
+	}
+	for deadline := time.Now().Add(hangGuard); shown() == "" && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	streamed := shown()
+	if streamed == "" {
+		t.Fatal("no reply text streamed")
+	}
+	a.Cancel()
+	if res := <-done; res.Status != agent.AskCancelled {
+		t.Fatalf("the turn: %+v", res)
+	}
+	page, err := a.Transcript(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(page.Events)
+	if n < 2 || page.Events[n-2].Kind != agent.EventAssistant || page.Events[n-2].Text != streamed || page.Events[n-1].Text != "Cancelled." {
+		t.Errorf("the transcript after a cancel mid-reply (streamed %q): %+v", streamed, page.Events)
+	}
+	if res := a.Ask(context.Background(), agent.AskParams{Prompt: "go on"}); res.Status != agent.AskDone {
+		t.Fatalf("the next turn: %+v", res)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if last := sent[len(sent)-1]; strings.Contains(last, "tiny program") || strings.Contains(last, streamed) {
+		t.Errorf("the cut reply reached the model: %s", last)
+	}
+}
+
 func TestEngineUnreachable(t *testing.T) {
 	model, _ := engine.New(engine.Config{BaseURL: "http://127.0.0.1:1/v1", CacheDir: t.TempDir(), DownWait: -1})
 	col := &collector{shrinkBefore: map[int]bool{}}

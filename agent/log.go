@@ -71,6 +71,10 @@ type record struct {
 
 	// note, info
 	Text string `json:"text,omitempty"`
+	// info: the reply text a cancel cut off mid-stream, as the transcript
+	// showed it (never part of the model's history; a reader that does not
+	// know the field sees an empty info line)
+	Cut string `json:"cut,omitempty"`
 
 	// state: what the manager learned (its fields, estimator, reserve,
 	// progress and window, are the record's own; start has the window),

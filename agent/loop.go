@@ -23,8 +23,11 @@ type run struct {
 	sess  *session
 	tools []tools.Tool
 	env   *tools.Env
-	// streamed says the request in flight streamed reply text.
+	// streamed says the request in flight streamed reply text; partial is
+	// that text, logged when a cancel cuts the reply off (end), so that the
+	// transcript an editor reloads still shows it.
 	streamed bool
+	partial  strings.Builder
 }
 
 // runTurn runs the rounds of one turn until the model answers without tool
@@ -75,6 +78,9 @@ func (r *run) end(ctx context.Context, err error) AskResult {
 		return AskResult{Status: AskError, Message: err.Error()}
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
 		r.emit(Event{Kind: EventInfo, Text: "Cancelled."})
+		if r.partial.Len() > 0 { // the reply the cancel cut off, as it was shown
+			r.sess.log.append(record{Kind: recInfo, Cut: r.partial.String()})
+		}
 		r.sess.log.append(record{Kind: recInfo, Text: "Cancelled."}) // for reika.transcript after a reload
 		r.sess.log.sync()
 		return AskResult{Status: AskCancelled, Message: "cancelled"}
@@ -208,6 +214,7 @@ func (r *run) complete(ctx context.Context, req *llm.Request) (*llm.Response, er
 	model := r.h.currentModel()
 	round := r.sess.m.H.Rounds() + 1
 	r.streamed = false
+	r.partial.Reset()
 	reasoned := false
 	onDelta := func(d llm.Delta) {
 		if d.Retract {
@@ -221,6 +228,7 @@ func (r *run) complete(ctx context.Context, req *llm.Request) (*llm.Response, er
 		}
 		if d.Content != "" {
 			r.streamed = true
+			r.partial.WriteString(d.Content)
 			r.emit(Event{Kind: EventAssistant, Round: round, Text: d.Content, Delta: true})
 		}
 	}
@@ -229,8 +237,11 @@ func (r *run) complete(ctx context.Context, req *llm.Request) (*llm.Response, er
 	}
 	req.Subagent = r.sess.subagent
 	resp, err := model.Complete(ctx, req, onDelta)
-	if err == nil && r.sess.tally != nil {
-		r.sess.tally.Add(resp)
+	if err == nil {
+		r.partial.Reset() // the whole reply is logged with its round
+		if r.sess.tally != nil {
+			r.sess.tally.Add(resp)
+		}
 	}
 	return resp, err
 }

@@ -11,5 +11,6 @@ func (r *run) retract(round int, reasoned bool) {
 	if r.streamed {
 		r.emit(Event{Kind: EventAssistant, Round: round})
 		r.streamed = false
+		r.partial.Reset()
 	}
 }

@@ -76,6 +76,10 @@ func transcriptMarkdown(recs []record) string {
 				fmt.Fprintf(&b, "_%s._\n\n", foldLine(r.Event))
 			}
 		case recInfo:
+			if r.Cut != "" {
+				fmt.Fprintf(&b, "**Assistant (cut off):**\n\n%s\n\n", r.Cut)
+				continue
+			}
 			fmt.Fprintf(&b, "_%s_\n\n", r.Text)
 		}
 	}

@@ -13,7 +13,8 @@ import (
 // showed before. It is rebuilt from the session log, the same events, in
 // the same order and with the same texts as the reika/transcript
 // notifications of the turns that wrote it (only what was never logged is
-// missing: the streamed chunks, which the full messages replace).
+// missing: the streamed chunks, which the full messages replace; a reply a
+// cancel cut off is logged whole with the cancel).
 
 // Bounds of a transcript page, in characters of event text and arguments.
 const (
@@ -144,6 +145,10 @@ func transcriptEvents(recs []record) []Event {
 				shrinkEvents(r.Event, emit)
 			}
 		case recInfo:
+			if r.Cut != "" {
+				emit(Event{Kind: EventAssistant, Round: round + 1, Text: r.Cut})
+				continue
+			}
 			emit(infoEvent(r.Text))
 		}
 	}
