@@ -68,7 +68,7 @@ async function restartSteps(t, s) {
 		await ed.shot('server-restarted');
 	});
 
-	await t.test('a window reload keeps the chat and its conversation (reika.transcript), a cancelled turn\'s "Cancelled." included', async () => {
+	await t.test('a window reload keeps the chat and its conversation (reika.transcript), a cancelled turn\'s reply and "Cancelled." included', async () => {
 		const before = await ed.chat();
 		await before.focus('#input');
 		await ed.page.keyboard.type('Tell me another long story.');
@@ -85,6 +85,9 @@ async function restartSteps(t, s) {
 			return /main\.go now prints hello from Reika/.test(l.textContent) && /The checks passed/.test(l.textContent) && l.querySelector('.block.fold') !== null;
 		}, { timeout: hangGuardMs });
 		assert.equal(await chat.evaluate(() => document.querySelector('#log .block:last-child')?.textContent), 'Cancelled.', 'the cancelled turn still says so');
+		// The reply the cancel cut off is there too, before "Cancelled."
+		// (the server logs it with the cancel).
+		assert.match(await chat.evaluate(() => document.querySelector('#log .block:nth-last-child(2)')?.textContent ?? ''), /^Once upon a time/, 'the cancelled reply is kept');
 		assert.equal((await ed.tabs()).filter(isChatTab).length, 1, 'the chat panel came back, once');
 		// The turn the killed server cut off: its partial reply, marked cut
 		// off, and the line saying so, between its prompt and the next
