@@ -48,7 +48,6 @@ type Agent struct {
 	reuseWarned sync.Once // says once that the engine cannot reuse chunks
 
 	mu            sync.Mutex
-	idle          *sync.Cond         // signalled when brief ends; uses mu
 	set           Settings           // guarded by mu
 	gen           int                // bumped when set, model or info change; guarded by mu
 	model         llm.Model          // guarded by mu
@@ -56,11 +55,7 @@ type Agent struct {
 	stopDiscovery context.CancelFunc // stops the discovery running; guarded by mu
 	retryBase     time.Duration      // discovery's first wait between attempts; guarded by mu
 	sess          *session           // guarded by mu; used only by its owner (see session)
-	busy          bool               // the run claim is held; guarded by mu
-	brief         bool               // a change is being applied to the idle session; guarded by mu
-	cancel        context.CancelFunc // stops the running turn; guarded by mu
-	done          chan struct{}      // closed when the running turn ends; guarded by mu
-	turns         int                // turns in the session; guarded by mu
+	turn          turnState          // the run claim; guarded by mu
 	status        Status             // guarded by mu
 	failure       string             // why the engine is down or the last turn failed; guarded by mu
 	loading       bool               // the engine is loading its model; guarded by mu
@@ -102,7 +97,7 @@ func New(opts Options) (*Agent, error) {
 		noticed:   map[string]bool{},
 		retryBase: discoveryRetry,
 	}
-	a.idle = sync.NewCond(&a.mu)
+	a.turn.idle = sync.NewCond(&a.mu)
 	if a.stateDir == "" {
 		a.stateDir = StateDir()
 	}
@@ -146,7 +141,7 @@ func (a *Agent) resumeAtStart() {
 	sess, note, err := a.resumeSession(a.knownInfo())
 	switch {
 	case err == nil:
-		a.sess, a.turns = sess, sess.m.H.Turns()
+		a.sess, a.turn.count = sess, sess.m.H.Turns()
 		a.keepSessionMode(sess)
 		if note != "" {
 			a.notice("", LevelWarning, note)
@@ -220,40 +215,6 @@ func (a *Agent) modelInfo(ctx context.Context) (llm.ModelInfo, error) {
 	return got, nil
 }
 
-// begin takes the run claim for a turn, a compact or a new session: it is
-// refused while another holds it. end releases it.
-func (a *Agent) begin(ctx context.Context) (context.Context, func(), error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	for a.brief {
-		a.idle.Wait()
-	}
-	if a.closed {
-		return nil, nil, errors.New("the agent is shut down")
-	}
-	if a.busy {
-		return nil, nil, errors.New("a turn is already running; wait for it to end or cancel it")
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	a.busy, a.cancel, a.done = true, cancel, done
-	a.status.Busy = true
-	var once sync.Once
-	end := func() {
-		once.Do(func() {
-			cancel()
-			a.mu.Lock()
-			a.busy, a.cancel = false, nil
-			// A status published meanwhile by another goroutine (discovery)
-			// may still say busy; the claim's end is what counts.
-			a.status.Busy = false
-			close(done)
-			a.mu.Unlock()
-		})
-	}
-	return ctx, end, nil
-}
-
 // session returns the session, starting one when there is none, with
 // what the engine said of its model, or, when it cannot be reached, with
 // what is known without it.
@@ -280,7 +241,7 @@ func (a *Agent) session(ctx context.Context) (*session, error) {
 	}
 	a.mu.Lock()
 	a.sess = sess
-	a.turns = sess.m.H.Turns()
+	a.turn.count = sess.m.H.Turns()
 	a.mu.Unlock()
 	return sess, nil
 }
@@ -315,7 +276,7 @@ func (a *Agent) Ask(ctx context.Context, p AskParams) AskResult {
 	res := a.runTurn(ctx, sess, p)
 	res.Session = sess.id
 	a.mu.Lock()
-	a.turns = sess.m.H.Turns()
+	a.turn.count = sess.m.H.Turns()
 	if res.Status == AskError {
 		a.failure = res.Message
 	} else {
@@ -400,24 +361,6 @@ func (a *Agent) Compact(ctx context.Context) CompactResult {
 	return CompactResult{Folded: true, RecapTokens: ev.Fold.RecapTokens, Message: foldLine(ev)}
 }
 
-// Cancel stops the running turn.
-func (a *Agent) Cancel() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.cancel == nil {
-		return false
-	}
-	a.cancel()
-	return true
-}
-
-// HasTurns reports whether the session has a turn.
-func (a *Agent) HasTurns() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.turns > 0
-}
-
 // NewSession starts a fresh session. It is refused while a turn runs.
 func (a *Agent) NewSession() (string, error) {
 	_, end, err := a.begin(context.Background())
@@ -437,7 +380,7 @@ func (a *Agent) NewSession() (string, error) {
 	}
 	a.mu.Lock()
 	old := a.sess
-	a.sess, a.turns = sess, 0
+	a.sess, a.turn.count = sess, 0
 	a.mu.Unlock()
 	if old != nil {
 		old.endJobs(a.logf)
@@ -501,13 +444,11 @@ func (a *Agent) Close() error {
 		return nil
 	}
 	a.closed = true
-	if a.cancel != nil {
-		a.cancel()
+	if a.turn.cancel != nil {
+		a.turn.cancel()
 	}
-	done := a.done
-	for a.brief {
-		a.idle.Wait()
-	}
+	done := a.turn.done
+	a.turn.waitBrief()
 	a.mu.Unlock()
 	a.stopDiscoveryLoop()
 	a.bg.Wait()

@@ -18,22 +18,20 @@ import (
 // them itself at its next round.
 func (a *Agent) updateIdle() {
 	a.mu.Lock()
-	for a.brief {
-		a.idle.Wait()
-	}
+	a.turn.waitBrief()
 	sess := a.sess
-	if a.busy || a.closed || sess == nil {
+	if a.turn.busy || a.closed || sess == nil {
 		a.mu.Unlock()
 		a.publishStatus(nil)
 		return
 	}
-	a.brief = true
+	a.turn.brief = true
 	a.mu.Unlock()
 	a.applyChanges(sess)
 	a.publishStatusBusy(sess, false)
 	a.mu.Lock()
-	a.brief = false
-	a.idle.Broadcast()
+	a.turn.brief = false
+	a.turn.idle.Broadcast()
 	a.mu.Unlock()
 }
 

@@ -41,7 +41,7 @@ func (a *Agent) runTurn(ctx context.Context, sess *session, p AskParams) (res As
 	turn := sess.m.H.Turns()
 	sess.taskPaths = mentionedPaths(p)
 	a.mu.Lock()
-	a.turns = turn
+	a.turn.count = turn
 	a.mu.Unlock()
 	sess.log.append(record{Kind: recTurn, Turn: turn, Prompt: prompt})
 	// The prompt is on disk before anything else runs (counting the new

@@ -240,7 +240,7 @@ func (a *Agent) slashMode(args string) AskResult {
 // say shows a command's output in the transcript and returns it.
 func (a *Agent) say(text string) AskResult {
 	a.mu.Lock()
-	ev := Event{Kind: EventInfo, Text: text, Turn: a.turns}
+	ev := Event{Kind: EventInfo, Text: text, Turn: a.turn.count}
 	if a.sess != nil {
 		ev.Session = a.sess.id
 	}

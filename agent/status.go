@@ -20,7 +20,7 @@ func (a *Agent) Status() Status {
 // size stands.
 func (a *Agent) publishStatus(sess *session) Status {
 	a.mu.Lock()
-	busy := a.busy
+	busy := a.turn.busy
 	a.mu.Unlock()
 	return a.publishStatusBusy(sess, busy)
 }
