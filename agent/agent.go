@@ -49,7 +49,6 @@ type Agent struct {
 
 	mu            sync.Mutex
 	set           Settings           // guarded by mu
-	gen           int                // bumped when set, model or info change; guarded by mu
 	model         llm.Model          // guarded by mu
 	info          *llm.ModelInfo     // what Info said; nil until the engine answers; guarded by mu
 	stopDiscovery context.CancelFunc // stops the discovery running; guarded by mu
@@ -189,13 +188,6 @@ func (a *Agent) faultHook() func(off int64, n int) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.logFault
-}
-
-// generation is the current generation of settings, model and info.
-func (a *Agent) generation() int {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.gen
 }
 
 // modelInfo is what the engine says, asked again while it has not
@@ -403,7 +395,7 @@ func (a *Agent) UpdateSettings(s Settings) error {
 	a.mu.Lock()
 	old := a.set
 	a.set = s
-	a.gen++
+	a.outdatedLocked()
 	if s.Mode != old.Mode {
 		a.mode = "" // a changed setting wins over /mode
 	}
@@ -420,7 +412,7 @@ func (a *Agent) UpdateSettings(s Settings) error {
 		a.watchLoading(m)
 		a.mu.Lock()
 		a.model, a.info = m, nil
-		a.gen++
+		a.outdatedLocked()
 		a.mu.Unlock()
 		a.stopDiscoveryLoop()
 		info, ierr := m.Info(context.Background())

@@ -12,6 +12,21 @@ import (
 // the session through its owner: a running turn applies them at its next
 // round and says so in the transcript; an idle session gets them at once
 // (the status shows them) and the next turn says what changed.
+//
+// The rule: the agent owns the settings and what the engine said
+// (Agent.set, Agent.info); the session's manager owns the session's
+// window. Whatever changes the agent's settings or model info marks the
+// session outdated (outdatedLocked), under Agent.mu; the session's owner,
+// and only it, takes the agent's values into the manager when it finds
+// the mark (applyChanges), and clears it. Nothing else copies the window.
+
+// outdatedLocked marks the session as behind the agent's settings or
+// model info. Agent.mu is held.
+func (a *Agent) outdatedLocked() {
+	if a.sess != nil {
+		a.sess.outdated = true
+	}
+}
 
 // updateIdle applies changed settings or model info to the session now
 // when no turn holds it, and publishes the status; a running turn applies
@@ -36,22 +51,22 @@ func (a *Agent) updateIdle() {
 }
 
 // applyChanges brings the session's manager up to date with the settings
-// and the model info, when they changed since it last looked. Only the
+// and the model info, when the agent marked it outdated. Only the
 // session's owner calls it. What changed is kept in sess.changes for the
 // transcript of the next round.
 func (a *Agent) applyChanges(sess *session) {
 	a.mu.Lock()
-	gen, s := a.gen, a.set
+	outdated, s := sess.outdated, a.set
+	sess.outdated = false
 	var info *llm.ModelInfo
 	if a.info != nil {
 		i := *a.info
 		info = &i
 	}
 	a.mu.Unlock()
-	if sess.gen == gen {
+	if !outdated {
 		return
 	}
-	sess.gen = gen
 	m := sess.m
 	var what []string
 	cur := m.Settings()
@@ -77,7 +92,7 @@ func (a *Agent) applyChanges(sess *session) {
 			}
 			window, source = info.Window, info.WindowSource
 		}
-		sess.info = *info
+		sess.info = withoutWindow(*info)
 		sess.setWindow(window, source)
 		next.OutputLimit = info.OutputLimit
 	}

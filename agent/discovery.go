@@ -126,7 +126,7 @@ func (a *Agent) adopt(model llm.Model, info llm.ModelInfo) {
 		return
 	}
 	a.info = &info
-	a.gen++
+	a.outdatedLocked()
 	a.failure = ""
 	delete(a.noticed, "engine")
 	a.mu.Unlock()

@@ -32,12 +32,15 @@ type session struct {
 	// jobs are the session's background commands (nil for a subagent's),
 	// stopped when the session ends (endJobs).
 	jobs *tools.Jobs
+	// m owns the session's window (setWindow); info is what the engine
+	// said of the model but for the window (its Window is always 0, see
+	// modelInfo), with where the window came from.
 	m    *ctxwin.Manager
 	log  *sessionLog
 	info llm.ModelInfo
-	// gen is the generation of the agent's settings and model info the
-	// manager was last brought up to date with (see Agent.applyChanges).
-	gen int
+	// outdated says the agent's settings or model info changed since the
+	// manager took them (see changes.go). Guarded by Agent.mu.
+	outdated bool
 	// changes are what applyChanges changed, for the next round's
 	// transcript.
 	changes []string
@@ -133,7 +136,7 @@ func (a *Agent) newSession(info llm.ModelInfo) (*session, error) {
 	if a.opts.NewSessionID != nil {
 		id = a.opts.NewSessionID()
 	}
-	sess := &session{id: id, root: root, dir: dir, info: info, gen: a.generation(), tally: &PromptTally{}, out: a,
+	sess := &session{id: id, root: root, dir: dir, info: withoutWindow(info), tally: &PromptTally{}, out: a,
 		mode: mode.Name, tools: ts, skills: in.skills, split: withToolParts(p.split(h.Tools, ""), ts)}
 	sess.m = a.newManager(h, info)
 	l, err := createLog(filepath.Join(dir, sess.id+".jsonl"))
@@ -261,7 +264,7 @@ func (a *Agent) resumeSessionID(info llm.ModelInfo, id string) (sess *session, n
 	start := recs[0]
 	h := ctxwin.NewHistory(start.System, start.Tools)
 	info = fillFromLog(info, start)
-	sess = &session{id: start.Session, root: start.Root, dir: dir, info: info, log: l, gen: a.generation(), tally: &PromptTally{}, out: a,
+	sess = &session{id: start.Session, root: start.Root, dir: dir, info: withoutWindow(info), log: l, tally: &PromptTally{}, out: a,
 		mode: start.Mode, nested: map[string]bool{}}
 	sess.m = a.newManager(h, info)
 	good := len(recs)
@@ -381,11 +384,26 @@ func (s *session) logState() error {
 }
 
 // setWindow is the one place the session's window changes: the manager's
-// budgets and what the session says of the window and where it came from
-// (the status item's source) change together.
+// window, and where it came from (the status item's source), change
+// together.
 func (s *session) setWindow(tokens int, source string) {
 	s.m.SetWindow(tokens)
-	s.info.Window, s.info.WindowSource = tokens, source
+	s.info.WindowSource = source
+}
+
+// modelInfo is what the session knows of its model, with the manager's
+// window.
+func (s *session) modelInfo() llm.ModelInfo {
+	info := s.info
+	info.Window = s.m.Window()
+	return info
+}
+
+// withoutWindow is info as a session keeps it: the window is its
+// manager's.
+func withoutWindow(info llm.ModelInfo) llm.ModelInfo {
+	info.Window = 0
+	return info
 }
 
 // skippedBefore counts the skipped lines before off (those after it were

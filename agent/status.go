@@ -98,8 +98,7 @@ func (a *Agent) statusHeadLocked(sess *session, busy bool) (Status, llm.ModelInf
 		info = *a.info
 	}
 	if sess != nil {
-		info = sess.info
-		info.Window = sess.m.Window()
+		info = sess.modelInfo()
 		st.Session = sess.id
 	} else if a.sess != nil {
 		st.Session = a.sess.id

@@ -104,7 +104,7 @@ func (a *Agent) subagent(ctx context.Context, parent *session, task string) (str
 	system := subagentPrompt + fmt.Sprintf("\n\nEnvironment: the workspace root is %s. Paths are relative to it.", parent.root)
 	child := &session{id: parent.id + "/sub", root: parent.root, dir: parent.dir, results: parent.resultsDir(), info: parent.info, tally: parent.tally, subagent: true,
 		mode: parent.mode, tools: ts, skills: parent.skills}
-	child.m = a.newManager(ctxwin.NewHistory(system, tools.Specs(ts)), parent.info)
+	child.m = a.newManager(ctxwin.NewHistory(system, tools.Specs(ts)), parent.modelInfo())
 	child.m.StartTurn(task)
 	r := &run{h: a, sess: child, tools: ts}
 	r.env = a.toolEnv(child, false)
