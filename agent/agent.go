@@ -31,40 +31,33 @@ import (
 // engine reports is applied by the holder at its next round, or at once
 // when nothing holds the session (see applyChanges and updateIdle).
 type Agent struct {
+	// Set by New and not changed after: read without the lock.
 	opts     Options
 	tools    []tools.Tool
 	stateDir string
 	tempDir  string
-	appr     *approvals
+	appr     *approvals // guards itself
 	events   Events
 	logf     func(format string, args ...any)
 
 	repoOnce sync.Once
 	repo     repoMapper
 
-	// bg tracks discovery, so that Close waits for it.
-	bg          sync.WaitGroup
-	countFailed sync.Once // logs the first failure to count tokens
-	reuseWarned sync.Once // says once that the engine cannot reuse chunks
-
-	mu            sync.Mutex
-	set           Settings           // guarded by mu
-	model         llm.Model          // guarded by mu
-	info          *llm.ModelInfo     // what Info said; nil until the engine answers; guarded by mu
-	stopDiscovery context.CancelFunc // stops the discovery running; guarded by mu
-	retryBase     time.Duration      // discovery's first wait between attempts; guarded by mu
-	sess          *session           // guarded by mu; used only by its owner (see session)
-	turn          turnState          // the run claim; guarded by mu
-	status        Status             // guarded by mu
-	failure       string             // why the engine is down or the last turn failed; guarded by mu
-	loading       bool               // the engine is loading its model; guarded by mu
-	mode          string             // the mode /mode chose ("": the setting's); guarded by mu
-	down          bool               // a request waits for an engine that is down; guarded by mu
-	noticed       map[string]bool    // conditions already announced; guarded by mu
-	mcp           mcpServers         // the MCP servers (mcpservers.go); guarded by mu
-	closed        bool               // guarded by mu
-	// logFault, when set (tests), is given to every session log; guarded
-	// by mu.
+	// The rest is guarded by mu, grouped by concern: the agent's own
+	// (settings, mode, MCP servers), the engine's (eng), the session's
+	// and the turn's that holds it (sess, turn), and the editor's
+	// (status, noticed). Ten of them, hence over fifteen fields in all.
+	mu      sync.Mutex
+	set     Settings        // the settings in force
+	mode    string          // the mode /mode chose ("": the setting's)
+	mcp     mcpServers      // the MCP servers (mcpservers.go)
+	eng     engineState     // the engine and its model (enginestate.go)
+	sess    *session        // used only by its owner (see session)
+	turn    turnState       // the run claim (turnstate.go)
+	status  Status          // the last status published
+	noticed map[string]bool // conditions already announced
+	closed  bool
+	// logFault, when set (tests), is given to every session log.
 	logFault func(off int64, n int) error
 }
 
@@ -86,15 +79,14 @@ func New(opts Options) (*Agent, error) {
 		return nil, errors.New("agent: a workspace and a model are required")
 	}
 	a := &Agent{
-		opts:      opts,
-		tools:     tools.All(),
-		stateDir:  opts.StateDir,
-		events:    opts.Events,
-		logf:      opts.Logf,
-		set:       opts.Settings,
-		model:     opts.Model,
-		noticed:   map[string]bool{},
-		retryBase: discoveryRetry,
+		opts:     opts,
+		tools:    tools.All(),
+		stateDir: opts.StateDir,
+		events:   opts.Events,
+		logf:     opts.Logf,
+		set:      opts.Settings,
+		eng:      engineState{model: opts.Model, retryBase: discoveryRetry},
+		noticed:  map[string]bool{},
 	}
 	a.turn.idle = sync.NewCond(&a.mu)
 	if a.stateDir == "" {
@@ -156,20 +148,6 @@ func (a *Agent) resumeAtStart() {
 	}
 }
 
-// knownInfo is what is known of the model before the engine answers: its
-// answer when there is one, else the window setting.
-func (a *Agent) knownInfo() llm.ModelInfo {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.info != nil {
-		return *a.info
-	}
-	if a.set.ContextWindow > 0 {
-		return llm.ModelInfo{Model: a.set.Model, Window: a.set.ContextWindow, WindowSource: llm.SourceSetting}
-	}
-	return llm.ModelInfo{Model: a.set.Model, WindowSource: llm.SourceNone}
-}
-
 type nopEvents struct{}
 
 func (nopEvents) Transcript(Event)  {}
@@ -188,23 +166,6 @@ func (a *Agent) faultHook() func(off int64, n int) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.logFault
-}
-
-// modelInfo is what the engine says, asked again while it has not
-// answered.
-func (a *Agent) modelInfo(ctx context.Context) (llm.ModelInfo, error) {
-	a.mu.Lock()
-	info, model := a.info, a.model
-	a.mu.Unlock()
-	if info != nil {
-		return *info, nil
-	}
-	got, err := model.Info(ctx)
-	if err != nil {
-		return got, err
-	}
-	a.adopt(model, got)
-	return got, nil
 }
 
 // session returns the session, starting one when there is none, with
@@ -270,9 +231,9 @@ func (a *Agent) Ask(ctx context.Context, p AskParams) AskResult {
 	a.mu.Lock()
 	a.turn.count = sess.m.H.Turns()
 	if res.Status == AskError {
-		a.failure = res.Message
+		a.eng.failure = res.Message
 	} else {
-		a.failure = ""
+		a.eng.failure = ""
 	}
 	a.mu.Unlock()
 	// The last status of the turn: not busy. The session is still ours
@@ -293,7 +254,7 @@ func (a *Agent) sessionID() string {
 // fail records that the engine is down or a turn failed.
 func (a *Agent) fail(err error) {
 	a.mu.Lock()
-	a.failure = err.Error()
+	a.eng.failure = err.Error()
 	a.mu.Unlock()
 	var u *llm.UnreachableError
 	if errors.As(err, &u) {
@@ -411,7 +372,7 @@ func (a *Agent) UpdateSettings(s Settings) error {
 		}
 		a.watchLoading(m)
 		a.mu.Lock()
-		a.model, a.info = m, nil
+		a.eng.model, a.eng.info = m, nil
 		a.outdatedLocked()
 		a.mu.Unlock()
 		a.stopDiscoveryLoop()
@@ -443,7 +404,7 @@ func (a *Agent) Close() error {
 	a.turn.waitBrief()
 	a.mu.Unlock()
 	a.stopDiscoveryLoop()
-	a.bg.Wait()
+	a.eng.discovering.Wait()
 	if done != nil {
 		<-done
 	}

@@ -14,7 +14,7 @@ import (
 // (the status shows them) and the next turn says what changed.
 //
 // The rule: the agent owns the settings and what the engine said
-// (Agent.set, Agent.info); the session's manager owns the session's
+// (Agent.set, Agent.eng.info); the session's manager owns the session's
 // window. Whatever changes the agent's settings or model info marks the
 // session outdated (outdatedLocked), under Agent.mu; the session's owner,
 // and only it, takes the agent's values into the manager when it finds
@@ -59,8 +59,8 @@ func (a *Agent) applyChanges(sess *session) {
 	outdated, s := sess.outdated, a.set
 	sess.outdated = false
 	var info *llm.ModelInfo
-	if a.info != nil {
-		i := *a.info
+	if a.eng.info != nil {
+		i := *a.eng.info
 		info = &i
 	}
 	a.mu.Unlock()

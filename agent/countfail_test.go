@@ -31,7 +31,7 @@ func TestCountFailureSaidOnceUnlessTheEngineIsDown(t *testing.T) {
 	} {
 		var mu sync.Mutex
 		var log strings.Builder
-		a := &Agent{model: failingCounter{err: c.err}, logf: func(f string, args ...any) {
+		a := &Agent{eng: engineState{model: failingCounter{err: c.err}}, logf: func(f string, args ...any) {
 			mu.Lock()
 			defer mu.Unlock()
 			log.WriteString(f + "\n")

@@ -34,14 +34,14 @@ func (a *Agent) startDiscovery(model llm.Model, wait time.Duration, probe bool) 
 	if a.closed {
 		return
 	}
-	if a.stopDiscovery != nil {
-		a.stopDiscovery()
+	if a.eng.stopDiscovery != nil {
+		a.eng.stopDiscovery()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	a.stopDiscovery = cancel
-	a.bg.Add(1)
+	a.eng.stopDiscovery = cancel
+	a.eng.discovering.Add(1)
 	go func() {
-		defer a.bg.Done()
+		defer a.eng.discovering.Done()
 		a.discover(ctx, model, wait, probe)
 	}()
 }
@@ -52,7 +52,7 @@ func (a *Agent) startDiscovery(model llm.Model, wait time.Duration, probe bool) 
 func (a *Agent) rediscover() {
 	wait := a.retryWait()
 	a.mu.Lock()
-	m := a.model
+	m := a.eng.model
 	a.mu.Unlock()
 	a.startDiscovery(m, wait, true)
 }
@@ -61,9 +61,9 @@ func (a *Agent) rediscover() {
 func (a *Agent) stopDiscoveryLoop() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.stopDiscovery != nil {
-		a.stopDiscovery()
-		a.stopDiscovery = nil
+	if a.eng.stopDiscovery != nil {
+		a.eng.stopDiscovery()
+		a.eng.stopDiscovery = nil
 	}
 }
 
@@ -71,7 +71,7 @@ func (a *Agent) stopDiscoveryLoop() {
 func (a *Agent) retryWait() time.Duration {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.retryBase
+	return a.eng.retryBase
 }
 
 func (a *Agent) discover(ctx context.Context, model llm.Model, wait time.Duration, probe bool) {
@@ -121,13 +121,13 @@ func (a *Agent) discover(ctx context.Context, model llm.Model, wait time.Duratio
 // so.
 func (a *Agent) adopt(model llm.Model, info llm.ModelInfo) {
 	a.mu.Lock()
-	if a.model != model || a.closed {
+	if a.eng.model != model || a.closed {
 		a.mu.Unlock()
 		return
 	}
-	a.info = &info
+	a.eng.info = &info
 	a.outdatedLocked()
-	a.failure = ""
+	a.eng.failure = ""
 	delete(a.noticed, "engine")
 	a.mu.Unlock()
 	a.updateIdle()
@@ -144,11 +144,11 @@ func (a *Agent) adopt(model llm.Model, info llm.ModelInfo) {
 // model was replaced meanwhile (its discovery should stop).
 func (a *Agent) infoFailed(model llm.Model, err error) bool {
 	a.mu.Lock()
-	if a.model != model || a.closed {
+	if a.eng.model != model || a.closed {
 		a.mu.Unlock()
 		return false
 	}
-	a.failure = err.Error()
+	a.eng.failure = err.Error()
 	a.mu.Unlock()
 	a.notice("engine", LevelError, err.Error())
 	a.publishStatus(nil)

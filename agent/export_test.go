@@ -29,6 +29,6 @@ func FailLogWritesPast(a *Agent, limit int64, err error) {
 // SetDiscoveryRetry sets discovery's first wait between attempts.
 func SetDiscoveryRetry(a *Agent, d time.Duration) {
 	a.mu.Lock()
-	a.retryBase = d
+	a.eng.retryBase = d
 	a.mu.Unlock()
 }

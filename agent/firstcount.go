@@ -21,7 +21,7 @@ func (a *Agent) countFirst(ctx context.Context, m *ctxwin.Manager) bool {
 		return false
 	}
 	a.mu.Lock()
-	pc, ok := a.model.(llm.PromptCounter)
+	pc, ok := a.eng.model.(llm.PromptCounter)
 	a.mu.Unlock()
 	if !ok {
 		return false
@@ -29,7 +29,7 @@ func (a *Agent) countFirst(ctx context.Context, m *ctxwin.Manager) bool {
 	n, err := pc.CountPrompt(ctx, &llm.Request{Messages: m.H.Messages(), Tools: m.H.Tools})
 	if err != nil || n <= 0 {
 		if err != nil && !errors.Is(err, llm.ErrNoTokenizer) && !unreachable(err) && ctx.Err() == nil {
-			a.countFailed.Do(func() {
+			a.eng.countFailed.Do(func() {
 				a.logf("reika: counting the first request with the engine failed, so its tool definitions are estimated: %v", err)
 			})
 		}

@@ -53,14 +53,14 @@ var _ host = (*Agent)(nil)
 func (a *Agent) currentModel() llm.Model {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.model
+	return a.eng.model
 }
 
 func (a *Agent) adoptWindow(tokens int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.info != nil {
-		a.info.Window, a.info.WindowSource = tokens, llm.SourceOverflow
+	if a.eng.info != nil {
+		a.eng.info.Window, a.eng.info.WindowSource = tokens, llm.SourceOverflow
 	}
 }
 
@@ -72,6 +72,6 @@ func (a *Agent) reportProgress(p Progress) { a.events.Progress(p) }
 
 func (a *Agent) noShiftOnce() bool {
 	said := false
-	a.reuseWarned.Do(func() { said = true })
+	a.eng.reuseWarned.Do(func() { said = true })
 	return said
 }

@@ -46,12 +46,12 @@ func (a *Agent) watchLoading(m llm.Model) {
 // engineDown is told when a request starts and stops waiting for the
 // engine.
 func (a *Agent) engineDown(down bool) {
-	a.engineWaits(&a.down, down, "down", "The engine does not answer; Reika retries and carries on when it is back.")
+	a.engineWaits(&a.eng.down, down, "down", "The engine does not answer; Reika retries and carries on when it is back.")
 }
 
 // engineLoading is told when the engine starts and stops loading.
 func (a *Agent) engineLoading(loading bool) {
-	a.engineWaits(&a.loading, loading, "loading", "The engine is loading its model; Reika waits for it.")
+	a.engineWaits(&a.eng.loading, loading, "loading", "The engine is loading its model; Reika waits for it.")
 }
 
 // engineWaits sets one of the agent's waits for the engine (*flag, guarded
@@ -75,11 +75,11 @@ func (a *Agent) engineWaits(flag *bool, on bool, key, text string) {
 func (a *Agent) applyLoading(st *Status) {
 	st.Text = strings.TrimSuffix(strings.TrimSuffix(st.Text, downSuffix), loadingSuffix)
 	st.Tooltip = strings.TrimPrefix(strings.TrimPrefix(st.Tooltip, downTooltip), loadingTooltip)
-	if a.loading {
+	if a.eng.loading {
 		st.Text += loadingSuffix
 		st.Tooltip = loadingTooltip + st.Tooltip
 	}
-	if a.down {
+	if a.eng.down {
 		st.Text += downSuffix
 		st.Tooltip = downTooltip + st.Tooltip
 		st.Level = LevelError

@@ -309,8 +309,8 @@ func (a *Agent) skillsText() string {
 	}
 	a.mu.Lock()
 	sess, window, minimal := a.sess, 0, a.set.Minimal
-	if a.info != nil {
-		window = a.info.Window
+	if a.eng.info != nil {
+		window = a.eng.info.Window
 	}
 	a.mu.Unlock()
 	switch {

@@ -30,7 +30,7 @@ func (a *Agent) publishStatusBusy(sess *session, busy bool) Status {
 	g := gaugeOf(sess)
 	a.mu.Lock()
 	st, info := a.statusHeadLocked(sess, busy)
-	if g.chip == nil && a.info != nil && a.sess == nil {
+	if g.chip == nil && a.eng.info != nil && a.sess == nil {
 		// Before the first turn: the window, and what the fixed prefix
 		// will take of it.
 		var c ctxwin.Chip
@@ -94,8 +94,8 @@ func (a *Agent) statusHeadLocked(sess *session, busy bool) (Status, llm.ModelInf
 	st := a.status
 	st.Busy = busy
 	var info llm.ModelInfo
-	if a.info != nil {
-		info = *a.info
+	if a.eng.info != nil {
+		info = *a.eng.info
 	}
 	if sess != nil {
 		info = sess.modelInfo()
@@ -130,9 +130,9 @@ func setChipStatus(st *Status, g sessionGauge, info llm.ModelInfo) {
 // held.
 func (a *Agent) setLevelLocked(st *Status, chip *ctxwin.Chip) {
 	switch {
-	case a.failure != "":
+	case a.eng.failure != "":
 		st.Level = LevelError
-		st.Tooltip = strings.TrimSpace(st.Tooltip + "\n\n" + a.failure)
+		st.Tooltip = strings.TrimSpace(st.Tooltip + "\n\n" + a.eng.failure)
 	case chip != nil && chip.Warning:
 		st.Level = LevelWarning
 	case st.Percent != nil && *st.Percent >= ctxwin.WarningPercent:

@@ -20,7 +20,7 @@ import (
 // and never stops the turn: the estimate prices those texts instead.
 func (a *Agent) countNew(ctx context.Context, m *ctxwin.Manager) {
 	a.mu.Lock()
-	tc, ok := a.model.(llm.TokenCounter)
+	tc, ok := a.eng.model.(llm.TokenCounter)
 	a.mu.Unlock()
 	if !ok {
 		return
@@ -37,7 +37,7 @@ func (a *Agent) countNew(ctx context.Context, m *ctxwin.Manager) {
 		// Unreachable: the engine's wait says so; the texts stay
 		// uncounted and are counted at the next round.
 	default:
-		a.countFailed.Do(func() {
+		a.eng.countFailed.Do(func() {
 			a.logf("reika: counting tokens with the engine's tokenizer failed, so new text is estimated instead: %v", err)
 		})
 	}
