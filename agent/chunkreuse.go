@@ -127,10 +127,10 @@ func (r *run) reuseText(prev, next []ctxwin.Message, d int, resp *llm.Response) 
 	cr := analyseReuse(m, m.H.Tools, prev, next, d, resp.Timings.CacheN)
 	switch {
 	case resp.CacheReuse > 0 && cr.Reused:
-		r.sess.reuseMisses = 0
+		r.sess.trail.reuseMisses = 0
 		return fmt.Sprintf("; reused about %d tokens in chunks beyond the common prefix", cr.Beyond)
 	case resp.CacheReuse > 0 && cr.Expected >= max(minKeptForReuse, 2*resp.CacheReuse):
-		if r.sess.reuseMisses++; r.sess.reuseMisses < reuseMissesToWarn {
+		if r.sess.trail.reuseMisses++; r.sess.trail.reuseMisses < reuseMissesToWarn {
 			return ""
 		}
 		if !r.h.noShiftOnce() {
@@ -138,7 +138,7 @@ func (r *run) reuseText(prev, next []ctxwin.Message, d int, resp *llm.Response) 
 		}
 		return fmt.Sprintf("; the engine reused none of the %d tokens this request kept after its first difference (%d such requests in a row), though asked to reuse chunks of %d (n_cache_reuse): "+
 			"the model's memory cannot shift (sliding-window or recurrent layers, or multimodal; llama-server logs \"cache reuse is not supported\"), "+
-			"so each shed or fold is processed again from its first change", cr.Expected, r.sess.reuseMisses, resp.CacheReuse)
+			"so each shed or fold is processed again from its first change", cr.Expected, r.sess.trail.reuseMisses, resp.CacheReuse)
 	}
 	return ""
 }

@@ -19,9 +19,9 @@ import (
 // model cannot shift (chunkreuse.go).
 func (r *run) debugLine(msgs []ctxwin.Message, div ctxwin.Divergence, resp *llm.Response) {
 	defer func() {
-		r.sess.prevPrompt = 0
+		r.sess.trail.prevPrompt = 0
 		if resp.Usage != nil {
-			r.sess.prevPrompt = resp.Usage.PromptTokens
+			r.sess.trail.prevPrompt = resp.Usage.PromptTokens
 		}
 	}()
 	if !r.h.settings().Debug {
@@ -30,12 +30,12 @@ func (r *run) debugLine(msgs []ctxwin.Message, div ctxwin.Divergence, resp *llm.
 	var b strings.Builder
 	fmt.Fprintf(&b, "reika: prefix-cache round %d: ", r.sess.m.H.Rounds()+1)
 	switch {
-	case r.sess.prev == nil && r.sess.m.H.Rounds() > 0:
+	case r.sess.trail.prev == nil && r.sess.m.H.Rounds() > 0:
 		b.WriteString("first request since the session was resumed")
-	case r.sess.prev == nil:
+	case r.sess.trail.prev == nil:
 		b.WriteString("first request")
 	case div.Append:
-		fmt.Fprintf(&b, "append (+%d messages)", len(msgs)-len(r.sess.prev))
+		fmt.Fprintf(&b, "append (+%d messages)", len(msgs)-len(r.sess.trail.prev))
 	default:
 		fmt.Fprintf(&b, "diverged at message %d (%s)", div.Index, r.sess.m.Describe(div.Index))
 	}
@@ -53,10 +53,10 @@ func (r *run) debugLine(msgs []ctxwin.Message, div ctxwin.Divergence, resp *llm.
 	default:
 		fmt.Fprintf(&b, "; no usage reported, request %.2fs", resp.Elapsed.Seconds())
 	}
-	if r.sess.prev != nil && !div.Append {
-		b.WriteString(r.reuseText(r.sess.prev, msgs, div.Index, resp))
+	if r.sess.trail.prev != nil && !div.Append {
+		b.WriteString(r.reuseText(r.sess.trail.prev, msgs, div.Index, resp))
 	}
-	if prev := r.sess.prevPrompt; known && r.sess.prev != nil && div.Append && prev > 16 && cached < prev/2 {
+	if prev := r.sess.trail.prevPrompt; known && r.sess.trail.prev != nil && div.Append && prev > 16 && cached < prev/2 {
 		fmt.Fprintf(&b, "; the engine's cache was lost: it reused %d of the %d tokens it had seen (restarted, or the slot went to another request)", cached, prev)
 	}
 	r.h.logLine("%s", b.String())

@@ -243,8 +243,8 @@ func (a *Agent) ResumeSession(id string) error {
 	if a.set.Mode == "" {
 		// The resumed session's mode, as at a restart.
 		a.mode = ""
-		if sess.mode != ModeCode {
-			a.mode = sess.mode
+		if sess.offer.mode != ModeCode {
+			a.mode = sess.offer.mode
 		}
 	}
 	a.mu.Unlock()

@@ -137,10 +137,10 @@ func (s *session) addNested(res *ctxwin.Result) {
 	if res.IsError || res.Path == "" {
 		return
 	}
-	if s.nested == nil {
-		s.nested = map[string]bool{}
+	if s.offer.nested == nil {
+		s.offer.nested = map[string]bool{}
 	}
-	if more := nestedFor(s.root, res.Path, s.nested); more != "" {
+	if more := nestedFor(s.root, res.Path, s.offer.nested); more != "" {
 		res.Text += more
 	}
 }

@@ -28,18 +28,21 @@ type run struct {
 	// transcript an editor reloads still shows it.
 	streamed bool
 	partial  strings.Builder
+	// taskPaths are the files the prompt names: the first read of one
+	// defines the task (toResult).
+	taskPaths map[string]bool
 }
 
 // runTurn runs the rounds of one turn until the model answers without tool
 // calls, the turn is cancelled, or it fails.
 func (a *Agent) runTurn(ctx context.Context, sess *session, p AskParams) (res AskResult) {
 	defer a.recoverTurn(&res) // a bug (a panic) fails the turn, not the agent: bug.go
-	r := &run{h: a, sess: sess, tools: sess.tools}
+	r := &run{h: a, sess: sess, tools: sess.offer.tools}
 	r.env = a.toolEnv(sess, true)
 	prompt := taskPrompt(p)
 	sess.m.StartTurn(prompt)
 	turn := sess.m.H.Turns()
-	sess.taskPaths = mentionedPaths(p)
+	r.taskPaths = mentionedPaths(p)
 	a.mu.Lock()
 	a.turn.count = turn
 	a.mu.Unlock()
@@ -112,7 +115,7 @@ func (r *run) rounds(ctx context.Context) error {
 			return err
 		}
 		req := &llm.Request{Messages: m.H.Messages(), Tools: m.H.Tools, MaxTokens: m.MaxTokens()}
-		div := ctxwin.Diverge(r.sess.prev, req.Messages)
+		div := ctxwin.Diverge(r.sess.trail.prev, req.Messages)
 		m.Sent()
 		resp, err := r.complete(ctx, req)
 		if err != nil {
@@ -150,7 +153,7 @@ func (r *run) rounds(ctx context.Context) error {
 func (r *run) takeReply(req *llm.Request, div ctxwin.Divergence, resp *llm.Response) {
 	m := r.sess.m
 	r.debugLine(req.Messages, div, resp)
-	r.sess.prev = req.Messages
+	r.sess.trail.prev = req.Messages
 	m.SetChunkReuse(resp.CacheReuse)
 	completion := 0
 	if resp.Usage != nil {
@@ -360,10 +363,10 @@ func (r *run) toResult(c ctxwin.ToolCall, res *ctxwin.Result) *ctxwin.Result {
 	// A read of a file the user named or attached defines the task: it is
 	// never shed. Only its first read in the turn, and only when it leaves
 	// room for the work (an eighth of the usable window).
-	if res.Kind == ctxwin.KindRead && !res.IsError && r.sess.taskPaths[filepath.ToSlash(res.Path)] {
+	if res.Kind == ctxwin.KindRead && !res.IsError && r.taskPaths[filepath.ToSlash(res.Path)] {
 		if b, ok := r.sess.m.Budget(); ok && r.sess.m.Tokens(len(res.Text), false) <= b.Usable/8 {
 			res.Task = true
-			delete(r.sess.taskPaths, filepath.ToSlash(res.Path))
+			delete(r.taskPaths, filepath.ToSlash(res.Path))
 		}
 	}
 	if res.Kind == ctxwin.KindRead || res.Kind == ctxwin.KindEdit || res.Kind == ctxwin.KindWrite {

@@ -225,8 +225,8 @@ func (a *Agent) syncMCP(ctx context.Context, sess *session) {
 	}
 	// The session's mode filters the tools as a mode switch does.
 	ts := a.tools
-	if mode, err := resolveMode(sess.root, sess.mode); err == nil {
-		ts = sessionTools(a.tools, sess.skills, mode)
+	if mode, err := resolveMode(sess.root, sess.offer.mode); err == nil {
+		ts = sessionTools(a.tools, sess.offer.skills, mode)
 	}
 	specs := tools.Specs(ts)
 	a.mu.Lock()
@@ -235,8 +235,8 @@ func (a *Agent) syncMCP(ctx context.Context, sess *session) {
 	a.mu.Unlock()
 	if !slices.EqualFunc(specs, sess.m.H.Tools, sameSpec) {
 		sess.m.SetTools(specs)
-		sess.tools = ts
-		sess.split = withToolParts(sess.split, ts)
+		sess.offer.tools = ts
+		sess.offer.split = withToolParts(sess.offer.split, ts)
 		sess.log.append(record{Kind: recTools, Tools: specs})
 		notes = append(notes, fmt.Sprintf("The tool definitions changed (now %d tools, %d chars): the next request carries them, one change of the fixed prefix.",
 			len(specs), ctxwin.ToolChars(specs)))

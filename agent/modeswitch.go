@@ -50,14 +50,14 @@ func (a *Agent) findSkills(root string) skillSet {
 // bindTools gives a resumed session the tools its log says it offers, and
 // the skills on disk now.
 func (a *Agent) bindTools(sess *session) {
-	if sess.mode == "" {
-		sess.mode = ModeCode
+	if sess.offer.mode == "" {
+		sess.offer.mode = ModeCode
 	}
 	if !a.settings().Minimal {
-		sess.skills = findSkills(sess.root)
+		sess.offer.skills = findSkills(sess.root)
 	}
-	all := append(append([]tools.Tool(nil), a.tools...), skillTool{set: sess.skills})
-	sess.tools = pickTools(all, sess.m.H.Tools)
+	all := append(append([]tools.Tool(nil), a.tools...), skillTool{set: sess.offer.skills})
+	sess.offer.tools = pickTools(all, sess.m.H.Tools)
 }
 
 // replayed takes from a replayed record what the session keeps besides its
@@ -70,11 +70,11 @@ func (s *session) replayed(r record) {
 			*s.tally = *r.Tally
 		}
 	case recPrefix:
-		s.mode = r.Mode
+		s.offer.mode = r.Mode
 	case recRound:
 		for _, res := range r.Results {
 			if res != nil {
-				deliveredIn(res, s.nested)
+				deliveredIn(res, s.offer.nested)
 			}
 		}
 	}
@@ -86,19 +86,19 @@ func (s *session) replayed(r record) {
 // The session's owner calls it before a turn.
 func (a *Agent) switchMode(sess *session) error {
 	want := a.currentMode()
-	if want == sess.mode {
+	if want == sess.offer.mode {
 		return nil
 	}
 	mode, err := resolveMode(sess.root, want)
 	if err != nil {
 		return err
 	}
-	ts := sessionTools(a.tools, sess.skills, mode)
+	ts := sessionTools(a.tools, sess.offer.skills, mode)
 	system := withMode(sess.m.H.System, mode)
 	specs := tools.Specs(ts)
 	sess.m.SetPrefix(system, specs)
-	sess.mode, sess.tools = mode.Name, ts
-	sess.split = withToolParts(switchedSplit(sess.split, specs, mode), ts)
+	sess.offer.mode, sess.offer.tools = mode.Name, ts
+	sess.offer.split = withToolParts(switchedSplit(sess.offer.split, specs, mode), ts)
 	sess.log.append(record{Kind: recPrefix, System: system, Tools: specs, Mode: mode.Name})
 	text := fmt.Sprintf("Mode %s from the next request (%s): the tools are %s; the fixed prefix changed once.",
 		mode.Name, mode.Description, strings.Join(toolNames(ts), ", "))
@@ -144,8 +144,8 @@ func (a *Agent) modeStatusLocked(st *Status) {
 func (a *Agent) keepSessionMode(sess *session) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.set.Mode == "" && a.mode == "" && sess.mode != ModeCode {
-		a.mode = sess.mode
+	if a.set.Mode == "" && a.mode == "" && sess.offer.mode != ModeCode {
+		a.mode = sess.offer.mode
 	}
 }
 
@@ -222,11 +222,11 @@ func switchedSplit(split []PrefixPart, specs []ctxwin.ToolSpec, mode Mode) []Pre
 // prefixLine is the tooltip's line of sess's fixed prefix, part by part,
 // at four characters a token; "" without a split.
 func prefixLine(sess *session) string {
-	if sess == nil || len(sess.split) == 0 {
+	if sess == nil || len(sess.offer.split) == 0 {
 		return ""
 	}
 	var parts []string
-	for _, p := range sess.split {
+	for _, p := range sess.offer.split {
 		parts = append(parts, fmt.Sprintf("%s ~%d", p.Name, p.Chars/4))
 	}
 	return "\nPrefix: " + strings.Join(parts, " · ") + " tokens (estimated)"

@@ -22,6 +22,12 @@ import (
 // reads it during a turn); everything else belongs to whoever holds the
 // agent's run claim (the running turn, compact or new session) and, while
 // none is held, to the holder of Agent.mu.
+//
+// Its sixteen fields fall in four groups, too unlike to share a struct:
+// where it lives (id, root, dir, results), what it owns (jobs, m, log,
+// tally, out), what it knows of the model and its changes (info,
+// outdated, changes), and what it remembers (trail, shrunkAt, subagent,
+// offer).
 type session struct {
 	id   string
 	root string
@@ -44,12 +50,8 @@ type session struct {
 	// changes are what applyChanges changed, for the next round's
 	// transcript.
 	changes []string
-	// prev is the last request sent, for the debug line; prevPrompt the
-	// prompt tokens the engine counted for it (0: unknown).
-	prev       []ctxwin.Message
-	prevPrompt int
-	// reads counts reads per path in the current turn, for task payloads.
-	taskPaths map[string]bool
+	// trail is what the session remembers of its last requests.
+	trail requestTrail
 	// shrunkAt is the round of the last shed or fold, for the status.
 	shrunkAt int
 	// tally counts the prompt tokens processed and reused; a subagent's
@@ -61,12 +63,15 @@ type session struct {
 	// keeps no log, and sends its requests as a subagent's
 	// (Request.Subagent).
 	subagent bool
-	// reuseMisses counts the deletion-shaped requests in a row that reused
-	// nothing beyond the common prefix (chunkreuse.go).
-	reuseMisses int
-	// mode is the session's mode, tools the tools it offers (the mode's),
-	// skills those found when it started, nested the directories whose
-	// instructions it was given (modes.go, skills.go, instructions.go).
+	// offer is what the session gives the model besides its history.
+	offer sessionOffer
+}
+
+// sessionOffer is what a session gives the model besides its history:
+// its mode, the tools it offers (the mode's), the skills found when it
+// started, the directories whose instructions it was given (modes.go,
+// skills.go, instructions.go), and its fixed prefix part by part.
+type sessionOffer struct {
 	mode   string
 	tools  []tools.Tool
 	skills skillSet
@@ -74,6 +79,18 @@ type session struct {
 	// split is the fixed prefix part by part, for the status tooltip; nil
 	// for a resumed session (its log holds the prefix whole).
 	split []PrefixPart
+}
+
+// requestTrail is what a session remembers of its last requests, for the
+// debug line (debugline.go) and the chunk-reuse check (chunkreuse.go).
+type requestTrail struct {
+	// prev is the last request sent; prevPrompt the prompt tokens the
+	// engine counted for it (0: unknown).
+	prev       []ctxwin.Message
+	prevPrompt int
+	// reuseMisses counts the deletion-shaped requests in a row that
+	// reused nothing beyond the common prefix.
+	reuseMisses int
 }
 
 // StateDir is the default state directory: $XDG_STATE_HOME/reika.
@@ -137,7 +154,7 @@ func (a *Agent) newSession(info llm.ModelInfo) (*session, error) {
 		id = a.opts.NewSessionID()
 	}
 	sess := &session{id: id, root: root, dir: dir, info: withoutWindow(info), tally: &PromptTally{}, out: a,
-		mode: mode.Name, tools: ts, skills: in.skills, split: withToolParts(p.split(h.Tools, ""), ts)}
+		offer: sessionOffer{mode: mode.Name, tools: ts, skills: in.skills, split: withToolParts(p.split(h.Tools, ""), ts)}}
 	sess.m = a.newManager(h, info)
 	l, err := createLog(filepath.Join(dir, sess.id+".jsonl"))
 	if err != nil {
@@ -265,7 +282,7 @@ func (a *Agent) resumeSessionID(info llm.ModelInfo, id string) (sess *session, n
 	h := ctxwin.NewHistory(start.System, start.Tools)
 	info = fillFromLog(info, start)
 	sess = &session{id: start.Session, root: start.Root, dir: dir, info: withoutWindow(info), log: l, tally: &PromptTally{}, out: a,
-		mode: start.Mode, nested: map[string]bool{}}
+		offer: sessionOffer{mode: start.Mode, nested: map[string]bool{}}}
 	sess.m = a.newManager(h, info)
 	good := len(recs)
 	for i, r := range recs[1:] {

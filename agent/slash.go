@@ -317,8 +317,8 @@ func (a *Agent) skillsText() string {
 	case minimal:
 		b.WriteString("Minimal mode: the prefix lists no skills.")
 	case sess != nil:
-		_, shown := sess.skills.prefixBlock(SkillListChars(window))
-		fmt.Fprintf(&b, "This session's prefix lists %d of its %d (the list is bounded to %d characters).", shown, len(sess.skills.skills), SkillListChars(window))
+		_, shown := sess.offer.skills.prefixBlock(SkillListChars(window))
+		fmt.Fprintf(&b, "This session's prefix lists %d of its %d (the list is bounded to %d characters).", shown, len(sess.offer.skills.skills), SkillListChars(window))
 	default:
 		_, shown := set.prefixBlock(SkillListChars(window))
 		fmt.Fprintf(&b, "A new session's prefix would list %d (the list is bounded to %d characters).", shown, SkillListChars(window))

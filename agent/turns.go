@@ -100,10 +100,10 @@ func subagentTools(ts []tools.Tool) []tools.Tool {
 // tally. Its requests say they are a subagent's, so that an engine with
 // several slots keeps them off the session's.
 func (a *Agent) subagent(ctx context.Context, parent *session, task string) (string, error) {
-	ts := subagentTools(parent.tools)
+	ts := subagentTools(parent.offer.tools)
 	system := subagentPrompt + fmt.Sprintf("\n\nEnvironment: the workspace root is %s. Paths are relative to it.", parent.root)
 	child := &session{id: parent.id + "/sub", root: parent.root, dir: parent.dir, results: parent.resultsDir(), info: parent.info, tally: parent.tally, subagent: true,
-		mode: parent.mode, tools: ts, skills: parent.skills}
+		offer: sessionOffer{mode: parent.offer.mode, tools: ts, skills: parent.offer.skills}}
 	child.m = a.newManager(ctxwin.NewHistory(system, tools.Specs(ts)), parent.modelInfo())
 	child.m.StartTurn(task)
 	r := &run{h: a, sess: child, tools: ts}
