@@ -132,7 +132,7 @@ func (a *Agent) resumeAtStart() {
 	sess, note, err := a.resumeSession(a.knownInfo())
 	switch {
 	case err == nil:
-		a.sess, a.turn.count = sess, sess.m.H.Turns()
+		a.setSessionLocked(sess)
 		a.keepSessionMode(sess)
 		if note != "" {
 			a.notice("", LevelWarning, note)
@@ -193,8 +193,7 @@ func (a *Agent) session(ctx context.Context) (*session, error) {
 		return nil, err
 	}
 	a.mu.Lock()
-	a.sess = sess
-	a.turn.count = sess.m.H.Turns()
+	a.setSessionLocked(sess)
 	a.mu.Unlock()
 	return sess, nil
 }
@@ -333,7 +332,7 @@ func (a *Agent) NewSession() (string, error) {
 	}
 	a.mu.Lock()
 	old := a.sess
-	a.sess, a.turn.count = sess, 0
+	a.setSessionLocked(sess)
 	a.mu.Unlock()
 	if old != nil {
 		old.endJobs(a.logf)

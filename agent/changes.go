@@ -20,11 +20,31 @@ import (
 // and only it, takes the agent's values into the manager when it finds
 // the mark (applyChanges), and clears it. Nothing else copies the window.
 
-// outdatedLocked marks the session as behind the agent's settings or
-// model info. Agent.mu is held.
+// outdatedLocked marks the session, and the one being started, as behind
+// the agent's settings or model info. Agent.mu is held.
 func (a *Agent) outdatedLocked() {
-	if a.sess != nil {
-		a.sess.outdated = true
+	for _, sess := range []*session{a.sess, a.turn.starting} {
+		if sess != nil {
+			sess.outdated = true
+		}
+	}
+}
+
+// starting makes sess, which the caller is starting, get the agent's
+// changes from now on: what changes after it read the settings and the
+// model info reaches it at its first round.
+func (a *Agent) starting(sess *session) {
+	a.mu.Lock()
+	a.turn.starting = sess
+	a.mu.Unlock()
+}
+
+// setSessionLocked makes sess (nil: none) the agent's session. Agent.mu
+// is held.
+func (a *Agent) setSessionLocked(sess *session) {
+	a.sess, a.turn.starting, a.turn.count = sess, nil, 0
+	if sess != nil {
+		a.turn.count = sess.m.H.Turns()
 	}
 }
 

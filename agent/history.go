@@ -239,7 +239,7 @@ func (a *Agent) ResumeSession(id string) error {
 		return fmt.Errorf("session %q: %w", id, err)
 	}
 	a.mu.Lock()
-	a.sess, a.turn.count = sess, sess.m.H.Turns()
+	a.setSessionLocked(sess)
 	if a.set.Mode == "" {
 		// The resumed session's mode, as at a restart.
 		a.mode = ""
@@ -306,7 +306,7 @@ func (a *Agent) DeleteSession(id string) error {
 		sess := a.sess
 		if sess != nil && sess.id == id {
 			// The status of no session: the chip before a first turn.
-			a.sess, a.turn.count = nil, 0
+			a.setSessionLocked(nil)
 			a.status = initialStatus(a.set, a.opts.Workspace.Root())
 		}
 		a.mu.Unlock()

@@ -155,6 +155,7 @@ func (a *Agent) newSession(info llm.ModelInfo) (*session, error) {
 	}
 	sess := &session{id: id, root: root, dir: dir, info: withoutWindow(info), tally: &PromptTally{}, out: a,
 		offer: sessionOffer{mode: mode.Name, tools: ts, skills: in.skills, split: withToolParts(p.split(h.Tools, ""), ts)}}
+	a.starting(sess)
 	sess.m = a.newManager(h, info)
 	l, err := createLog(filepath.Join(dir, sess.id+".jsonl"))
 	if err != nil {
@@ -283,6 +284,7 @@ func (a *Agent) resumeSessionID(info llm.ModelInfo, id string) (sess *session, n
 	info = fillFromLog(info, start)
 	sess = &session{id: start.Session, root: start.Root, dir: dir, info: withoutWindow(info), log: l, tally: &PromptTally{}, out: a,
 		offer: sessionOffer{mode: start.Mode, nested: map[string]bool{}}}
+	a.starting(sess)
 	sess.m = a.newManager(h, info)
 	good := len(recs)
 	for i, r := range recs[1:] {

@@ -15,6 +15,11 @@ type turnState struct {
 	cancel context.CancelFunc // stops the running turn
 	done   chan struct{}      // closed when the running turn ends
 	count  int                // turns in the session
+	// starting is the session the claim's holder is starting (newSession,
+	// resumeSessionID), fed the agent's changes as the agent's session is
+	// (outdatedLocked) until it becomes it (setSessionLocked). One that
+	// failed to start stays here, unused, until the next one starts.
+	starting *session
 }
 
 // waitBrief waits while a change is being applied to the idle session.
