@@ -24,12 +24,19 @@ import (
 
 // Agent is one workspace's agent. It implements Service.
 //
+// What it holds comes in three lifetimes. The agent's own lives as long
+// as the server: the settings, the engine and what it said of its model
+// (eng), the MCP servers, the approvals, what the editor was told. The
+// session's (session) lives from one new session to the next: its log,
+// its transcript, its manager, which alone owns its window. The turn's
+// lives for one prompt: the run claim (turn) and the loop (run, loop.go).
+//
 // One guard says whether a turn is running: the run claim (begin). A turn,
 // a compact and a new session hold it; a second one is refused while it is
 // held. The session belongs to the claim's holder; Save reads only its log,
 // which is safe for concurrent use; a settings change or a model the
 // engine reports is applied by the holder at its next round, or at once
-// when nothing holds the session (see applyChanges and updateIdle).
+// when nothing holds the session (changes.go).
 type Agent struct {
 	// Set by New and not changed after: read without the lock.
 	opts     Options
@@ -40,23 +47,21 @@ type Agent struct {
 	events   Events
 	logf     func(format string, args ...any)
 
-	repoOnce sync.Once
-	repo     repoMapper
+	repo lazyRepoMap // guards itself
 
 	// The rest is guarded by mu, grouped by concern: the agent's own
-	// (settings, mode, MCP servers), the engine's (eng), the session's
-	// and the turn's that holds it (sess, turn), and the editor's
-	// (status, noticed). Ten of them, hence over fifteen fields in all.
-	mu      sync.Mutex
-	set     Settings        // the settings in force
-	mode    string          // the mode /mode chose ("": the setting's)
-	mcp     mcpServers      // the MCP servers (mcpservers.go)
-	eng     engineState     // the engine and its model (enginestate.go)
-	sess    *session        // used only by its owner (see session)
-	turn    turnState       // the run claim (turnstate.go)
-	status  Status          // the last status published
-	noticed map[string]bool // conditions already announced
-	closed  bool
+	// (set, mode, mcp), the engine's (eng), the session and the claim on
+	// it (sess, turn), and the editor's (told). With the eight above, more
+	// than fifteen fields: each group is as small as its concern.
+	mu     sync.Mutex
+	set    Settings    // the settings in force
+	mode   string      // the mode /mode chose ("": the setting's)
+	mcp    mcpServers  // the MCP servers (mcpservers.go)
+	eng    engineState // the engine and its model (enginestate.go)
+	sess   *session    // used only by its owner (see session)
+	turn   turnState   // the run claim (turnstate.go)
+	told   toldState   // what the editor was told (status.go)
+	closed bool
 	// logFault, when set (tests), is given to every session log.
 	logFault func(off int64, n int) error
 }
@@ -86,7 +91,7 @@ func New(opts Options) (*Agent, error) {
 		logf:     opts.Logf,
 		set:      opts.Settings,
 		eng:      engineState{model: opts.Model, retryBase: discoveryRetry},
-		noticed:  map[string]bool{},
+		told:     toldState{noticed: map[string]bool{}},
 	}
 	a.turn.idle = sync.NewCond(&a.mu)
 	if a.stateDir == "" {
@@ -106,7 +111,7 @@ func New(opts Options) (*Agent, error) {
 	}
 	a.tempDir = dir
 	a.appr = newApprovals(a.set.Approve, opts.Approver)
-	a.status = initialStatus(a.set, opts.Workspace.Root())
+	a.told.status = initialStatus(a.set, opts.Workspace.Root())
 	a.watchLoading(opts.Model)
 	if opts.Resume {
 		a.resumeAtStart()
@@ -266,7 +271,7 @@ func (a *Agent) fail(err error) {
 // it is announced again when it comes back.
 func (a *Agent) clearNotice(key string) {
 	a.mu.Lock()
-	delete(a.noticed, key)
+	delete(a.told.noticed, key)
 	a.mu.Unlock()
 }
 
@@ -428,8 +433,14 @@ type repoMapper interface {
 
 // repoMap is the workspace's repo map, built once.
 func (a *Agent) repoMap(root string) repoMapper {
-	a.repoOnce.Do(func() { a.repo = newRepoMap(root) })
-	return a.repo
+	a.repo.once.Do(func() { a.repo.m = newRepoMap(root) })
+	return a.repo.m
+}
+
+// lazyRepoMap is the workspace's repo map, built on first use.
+type lazyRepoMap struct {
+	once sync.Once
+	m    repoMapper
 }
 
 // outline gives a shed read its outline: from the bytes read when the

@@ -128,7 +128,7 @@ func (a *Agent) adopt(model llm.Model, info llm.ModelInfo) {
 	a.eng.info = &info
 	a.outdatedLocked()
 	a.eng.failure = ""
-	delete(a.noticed, "engine")
+	delete(a.told.noticed, "engine")
 	a.mu.Unlock()
 	a.updateIdle()
 	if info.Window <= 0 && a.Status().Window == nil {

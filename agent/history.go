@@ -307,7 +307,7 @@ func (a *Agent) DeleteSession(id string) error {
 		if sess != nil && sess.id == id {
 			// The status of no session: the chip before a first turn.
 			a.setSessionLocked(nil)
-			a.status = initialStatus(a.set, a.opts.Workspace.Root())
+			a.told.status = initialStatus(a.set, a.opts.Workspace.Root())
 		}
 		a.mu.Unlock()
 		if sess != nil && sess.id == id {

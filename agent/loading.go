@@ -61,7 +61,7 @@ func (a *Agent) engineWaits(flag *bool, on bool, key, text string) {
 	a.mu.Lock()
 	*flag = on
 	if !on {
-		delete(a.noticed, key)
+		delete(a.told.noticed, key)
 	}
 	a.mu.Unlock()
 	if on {

@@ -8,11 +8,19 @@ import (
 	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
+// toldState is what the editor was told: the last status published, and
+// the conditions announced (notice), each said once while it holds.
+// Guarded by Agent.mu.
+type toldState struct {
+	status  Status
+	noticed map[string]bool
+}
+
 // Status is the current status item.
 func (a *Agent) Status() Status {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.status
+	return a.told.status
 }
 
 // publishStatus recomputes the status and sends it. sess is the session of
@@ -46,9 +54,9 @@ func (a *Agent) publishStatusBusy(sess *session, busy bool) Status {
 	a.modeStatusLocked(&st)
 	a.applyLoading(&st)
 	warn := st.Level == LevelWarning
-	a.status = st
+	a.told.status = st
 	if !warn {
-		delete(a.noticed, "warn80")
+		delete(a.told.noticed, "warn80")
 	}
 	a.mu.Unlock()
 	if warn && st.Percent != nil {
@@ -91,7 +99,7 @@ func gaugeOf(sess *session) sessionGauge {
 // from: sess's when given (with its manager's window), else the agent's.
 // a.mu is held.
 func (a *Agent) statusHeadLocked(sess *session, busy bool) (Status, llm.ModelInfo) {
-	st := a.status
+	st := a.told.status
 	st.Busy = busy
 	var info llm.ModelInfo
 	if a.eng.info != nil {
@@ -213,8 +221,8 @@ func tooltip(c *ctxwin.Chip, b ctxwin.Budget, known bool, info llm.ModelInfo, ra
 func (a *Agent) notice(key, level, text string) {
 	if key != "" {
 		a.mu.Lock()
-		seen := a.noticed[key]
-		a.noticed[key] = true
+		seen := a.told.noticed[key]
+		a.told.noticed[key] = true
 		a.mu.Unlock()
 		if seen {
 			return

@@ -18,7 +18,7 @@ func (m *touchedMap) Touch(rel string)           { m.touched = append(m.touched,
 func TestFirstReadOfANamedFileDefinesTheTask(t *testing.T) {
 	a := &Agent{}
 	repo := &touchedMap{}
-	a.repoOnce.Do(func() { a.repo = repo })
+	a.repo.once.Do(func() { a.repo.m = repo })
 	sess := &session{root: t.TempDir(), m: ctxwin.NewManager(ctxwin.NewHistory("system", nil), 32768)}
 	r := &run{h: a, sess: sess, taskPaths: mentionedPaths(AskParams{Prompt: "Fix the bug in src/a.go."})}
 	read := func(path string) *ctxwin.Result {

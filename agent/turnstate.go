@@ -45,7 +45,7 @@ func (a *Agent) begin(ctx context.Context) (context.Context, func(), error) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	a.turn.busy, a.turn.cancel, a.turn.done = true, cancel, done
-	a.status.Busy = true
+	a.told.status.Busy = true
 	var once sync.Once
 	end := func() {
 		once.Do(func() {
@@ -54,7 +54,7 @@ func (a *Agent) begin(ctx context.Context) (context.Context, func(), error) {
 			a.turn.busy, a.turn.cancel = false, nil
 			// A status published meanwhile by another goroutine (discovery)
 			// may still say busy; the claim's end is what counts.
-			a.status.Busy = false
+			a.told.status.Busy = false
 			close(done)
 			a.mu.Unlock()
 		})
