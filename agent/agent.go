@@ -350,48 +350,6 @@ func (a *Agent) NewSession() (string, error) {
 	return sess.id, nil
 }
 
-// UpdateSettings applies changed settings: approvals at once; budgets and
-// a new endpoint or model (when Options.NewModel is set) at once when no
-// turn runs, else from the running turn's next round, which says so in the
-// transcript. The fixed prefix (minimal, repoMapBudget) changes with the
-// next session.
-func (a *Agent) UpdateSettings(s Settings) error {
-	s = withDefaults(s)
-	a.mu.Lock()
-	old := a.set
-	a.set = s
-	a.outdatedLocked()
-	if s.Mode != old.Mode {
-		a.mode = "" // a changed setting wins over /mode
-	}
-	newModel := a.opts.NewModel
-	a.mu.Unlock()
-	a.appr.setMode(s.Approve)
-	hideSecrets(s, a.logf)
-	if newModel != nil && (old.BaseURL != s.BaseURL || old.Model != s.Model || old.APIKey != s.APIKey ||
-		old.ContextWindow != s.ContextWindow || old.ModelsURL != s.ModelsURL || old.CacheReuse != s.CacheReuse || old.EngineRetry != s.EngineRetry) {
-		m, err := newModel(s)
-		if err != nil {
-			return err
-		}
-		a.watchLoading(m)
-		a.mu.Lock()
-		a.eng.model, a.eng.info = m, nil
-		a.outdatedLocked()
-		a.mu.Unlock()
-		a.stopDiscoveryLoop()
-		info, ierr := m.Info(context.Background())
-		if ierr == nil {
-			a.adopt(m, info)
-			return nil
-		}
-		a.infoFailed(m, ierr)
-		a.startDiscovery(m, a.retryWait(), false)
-	}
-	a.updateIdle()
-	return nil
-}
-
 // Close cancels a running turn, waits for it and for discovery, and closes
 // the session log (releasing it for another process).
 func (a *Agent) Close() error {

@@ -7,14 +7,15 @@ import (
 	"github.com/reika-lsp/reika-lsp/ctxwin"
 )
 
-// The layers of package agent, from the bottom: a session (session.go,
-// log.go, recorder.go) owns its context manager, its log and its run
-// state, and records its events to the log and its sink; a turn
-// (run, in loop.go, with debugline.go and chunkreuse.go) drives one
-// session's rounds and reaches the agent that runs it only through host;
-// the Agent (agent.go, status.go, discovery.go, changes.go) owns the
-// sessions, the model, the settings and what the editor is told, and
-// starts the turns.
+// The layers of package agent, from the bottom, by lifetime: a session
+// (session.go, log.go, recorder.go) owns its context manager (and so its
+// window), its log and what it remembers of its requests, and records
+// its events to the log and its sink; a turn (run, in loop.go, with
+// debugline.go and chunkreuse.go) drives one session's rounds and reaches
+// the agent that runs it only through host; the Agent (agent.go,
+// enginestate.go, discovery.go, changes.go, status.go) owns the sessions,
+// the engine and its model, the settings and what the editor is told,
+// and starts the turns under its run claim (turnstate.go).
 
 // host is what a turn needs of the agent that runs it. *Agent implements
 // it; a turn holds nothing else of the agent.

@@ -43,7 +43,8 @@ const (
 	recTools  = "tools" // the tool definitions changed (an MCP server's)
 )
 
-// record is one line of the log.
+// record is one line of the log: the fields of every kind in one JSON
+// object (each kind uses a few of them), hence more than fifteen.
 type record struct {
 	Kind string `json:"t"`
 

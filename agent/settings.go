@@ -18,6 +18,8 @@ import (
 
 // Settings are the user's settings (docs/design.md §5), resolved with the
 // precedence editor > REIKA_* environment > active profile > defaults.
+// One field a setting of the table below (and Sources), hence more than
+// fifteen.
 type Settings struct {
 	BaseURL         string `json:"baseUrl"`
 	Model           string `json:"model"`
