@@ -32,3 +32,11 @@ func SetDiscoveryRetry(a *Agent, d time.Duration) {
 	a.eng.retryBase = d
 	a.mu.Unlock()
 }
+
+// SetLogFault gives fault to the session logs a opens from now on: it is
+// asked before each write (see FailLogWritesPast).
+func SetLogFault(a *Agent, fault func(off int64, n int) error) {
+	a.mu.Lock()
+	a.logFault = fault
+	a.mu.Unlock()
+}
