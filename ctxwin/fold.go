@@ -20,8 +20,9 @@ import (
 // and the entries of those of the rounds it keeps go in its message.
 
 // decideFold folds, when folding shrinks the draft (a fold on demand folds
-// whenever there is something to fold).
-func (d *draft) decideFold(note string) {
+// whenever there is something to fold). The recap is the next step's
+// (stepRecap); what decides is the longest recap the note could lead.
+func (d *draft) decideFold() {
 	m := d.m
 	kc := d.keptCosts()
 	upto := m.foldBoundary(d.b, kc)
@@ -42,12 +43,12 @@ func (d *draft) decideFold(note string) {
 				replaced += m.recapTokens(i)
 			}
 		}
-		longest := m.fold(d.b, upto, keep, leaving, strings.Repeat("n", m.est.CharsFor(d.b.Recap)*3/10))
-		if longest.RecapTokens >= replaced {
+		_, longest := m.recap(d.b, upto, keep, leaving, strings.Repeat("n", m.est.CharsFor(d.b.Recap)*3/10))
+		if longest >= replaced {
 			return
 		}
 	}
-	d.ev.Fold = m.fold(d.b, upto, keep, leaving, note)
+	d.ev.Fold = m.fold(upto, keep, leaving)
 	d.afterFold()
 }
 
@@ -193,16 +194,25 @@ func (m *Manager) keepInView(upto int) []int {
 	return keep
 }
 
-// fold builds the fold of the items leaving view before upto.
-func (m *Manager) fold(b Budget, upto int, keep, leaving []int, note string) *FoldChange {
-	h := m.H
-	items := make([]*Item, 0, len(leaving))
+// fold is the fold of the items leaving view before upto, without its
+// recap (stepRecap writes it).
+func (m *Manager) fold(upto int, keep, leaving []int) *FoldChange {
 	rounds := 0
 	for _, i := range leaving {
-		items = append(items, h.Items[i])
-		if h.Items[i].IsRound() {
+		if m.H.Items[i].IsRound() {
 			rounds++
 		}
+	}
+	return &FoldChange{Upto: upto, Keep: keep, Rounds: rounds, Marks: m.foldMarks(upto, keep)}
+}
+
+// recap is the recap of the items leaving view before upto, led by note,
+// and what it costs.
+func (m *Manager) recap(b Budget, upto int, keep, leaving []int, note string) (*Recap, int) {
+	h := m.H
+	items := make([]*Item, 0, len(leaving))
+	for _, i := range leaving {
+		items = append(items, h.Items[i])
 	}
 	taskAbove := false
 	for i := range h.Items {
@@ -212,14 +222,7 @@ func (m *Manager) fold(b Budget, upto int, keep, leaving []int, note string) *Fo
 	}
 	rc := buildRecap(h.Recap, items, note, h.Turns(), taskAbove, noteAsMessages)
 	rc.render(m.est.CharsFor(b.Recap))
-	return &FoldChange{
-		Upto:        upto,
-		Keep:        keep,
-		Rounds:      rounds,
-		Recap:       rc,
-		RecapTokens: m.est.Tokens(len(rc.Text), false),
-		Marks:       m.foldMarks(upto, keep),
-	}
+	return rc, m.est.Tokens(len(rc.Text), false)
 }
 
 // openingChunk is the largest n_cache_reuse whose chunk scan reuses an

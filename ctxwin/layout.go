@@ -2,123 +2,10 @@ package ctxwin
 
 import "strings"
 
-// Lay out the event (event.go), the last step of a shrink: the deletions
-// the steps before chose, and the one message appended after the newest
-// item that carries what the event adds. A shrink is planned as a draft,
-// priced as each step leaves the request:
-//
-//	plan:  sheddable → shedTo (shed.go) → guardRuns (runs.go)
-//	       → decideFold (fold.go) → settleRuns (runs.go) → layout
-//
-// guardRuns and settleRuns keep what the event keeps between its deletions
-// long enough for llama.cpp's chunk scan to reuse.
-//
-// A draft can be laid out again with the note round's note (Shrink after
-// Prepare): the note changes what the event carries, not what must go.
-
-// draft is a shrink being planned.
-type draft struct {
-	m  *Manager
-	b  Budget
-	ev *Event
-	// costs is each item's tokens as the draft leaves it (its aside
-	// included); fixed the tool definitions and the system message; total
-	// the request's size with the message so far.
-	costs        []int
-	fixed, total int
-	// entries are the message's entries of the results shed (entries.go),
-	// fileTokens what those with an outline cost as written, by file;
-	// framed says the message's frame is priced in total. reads are the
-	// reads of each file in the history, fileLines the lines of the files
-	// the reads compared read.
-	entries    []entry
-	fileTokens map[string]int
-	framed     bool
-	reads      map[string][][2]int
-	fileLines  map[*Result]map[int]string
-	// assistants is the reply of each item the draft changes; shedNow the
-	// results it sheds and dropped the rounds it takes out of view whole.
-	assistants map[int]*replyState
-	shedNow    map[[2]int]bool
-	dropped    map[int]bool
-	// whole are the replies it keeps whole (keepReply), rather than leave
-	// a run too short for the engine to reuse (runs.go).
-	whole map[int]bool
-	// note is the note round's note that leads a fold's recap.
-	note string
-}
-
-// replyState is a reply as the draft leaves it.
-type replyState struct {
-	reasoningShed bool
-	calls         []ToolCall
-	cost          int
-}
-
-// plan computes a shrink without applying it: shed oldest first, large
-// payloads before small, down to the shed target; then fold if that is not
-// enough (always, for a fold on demand). It returns nil when there is
-// nothing to do.
-func (m *Manager) plan(b Budget, reason, note string) *draft {
-	d := m.newDraft(b, reason)
-	if reason != ReasonCompact {
-		d.shedTo(m.sheddable(b), b.ShedTarget)
-		d.dropRounds()
-		d.guardRuns()
-	}
-	if reason == ReasonCompact || d.total > b.ShedTarget {
-		d.decideFold(note)
-		d.dropShortOpenings()
-		d.settleRuns()
-	}
-	if len(d.ev.Shed) == 0 && d.ev.Fold == nil {
-		return nil
-	}
-	d.note = note
-	return d
-}
-
-func (m *Manager) newDraft(b Budget, reason string) *draft {
-	costs, fixed := m.costs()
-	size := m.size()
-	return &draft{m: m, b: b, costs: costs, fixed: fixed, total: size, assistants: map[int]*replyState{},
-		shedNow: map[[2]int]bool{}, dropped: map[int]bool{}, whole: map[int]bool{},
-		ev: &Event{Reason: reason, Round: m.H.Rounds(), Before: size, At: len(m.H.Items) - 1}}
-}
-
-// state is the reply of item i as the draft leaves it.
-func (d *draft) state(i int) *replyState {
-	s, ok := d.assistants[i]
-	if !ok {
-		it := d.m.H.Items[i]
-		s = &replyState{reasoningShed: it.ReasoningShed, calls: it.Calls, cost: -1}
-		d.assistants[i] = s
-		s.cost = d.replyTokens(i, s)
-	}
-	return s
-}
-
-// assistant is what item i's reply costs as the draft left it before the
-// last change to its state; assistantNow prices the state now and keeps it.
-func (d *draft) assistant(i int) int { return d.state(i).cost }
-
-func (d *draft) assistantNow(i int) int {
-	s := d.state(i)
-	s.cost = d.replyTokens(i, s)
-	return s.cost
-}
-
-func (d *draft) replyTokens(i int, s *replyState) int {
-	a := d.m.H.Items[i].Assistant
-	if s.reasoningShed {
-		a.Reasoning = ""
-	}
-	if s.calls != nil {
-		a.ToolCalls = s.calls
-	}
-	a.Role = RoleAssistant
-	return d.m.est.MessageTokens(a)
-}
+// The message step of a shrink (pipeline.go): the event (event.go) is the
+// deletions the steps before chose, and the one message appended after the
+// newest item that carries what the event adds: the recap of a fold, the
+// entries of the results shed, and the notice that they can be run again.
 
 // Headings of the message.
 const (
@@ -206,18 +93,3 @@ func (d *draft) layout() *Event {
 // they were sent as, before the fold's message, rather than copying the
 // note into the recap: the engine's slot holds them already.
 const noteAsMessages = true
-
-// foldedNow reports whether the draft's fold takes item i out of view.
-func (d *draft) foldedNow(i int) bool {
-	f := d.ev.Fold
-	return f != nil && i < f.Upto && !contains(f.Keep, i)
-}
-
-// refold builds the draft's fold again with the note round's note.
-func (d *draft) refold(note string) {
-	f := d.ev.Fold
-	d.note = note
-	d.ev.Fold = d.m.fold(d.b, f.Upto, f.Keep, d.leaving(f.Upto, f.Keep), note)
-	d.dropShortOpenings()
-	d.settleRuns()
-}

@@ -202,8 +202,8 @@ func (m *Manager) Shrink(note, reason string) *Event {
 	switch {
 	case reason != ReasonShedPoint || d == nil:
 		d = m.plan(b, reason, note)
-	case d.ev.Fold != nil:
-		d.refold(note)
+	default:
+		d.stepNote(note)
 	}
 	if d == nil {
 		return nil

@@ -19,8 +19,8 @@ const noWindowBudget = 1200
 func (m *Manager) noWindowEvent() *Event {
 	h := m.H
 	last := len(h.Items) - 1
-	d := &draft{m: m, ev: &Event{Reason: ReasonNoWindow, Round: h.Rounds(), At: last}, costs: make([]int, len(h.Items)),
-		shedNow: map[[2]int]bool{}}
+	d := &draft{m: m, ev: &Event{Reason: ReasonNoWindow, Round: h.Rounds(), At: last}, prices: prices{costs: make([]int, len(h.Items))},
+		replies: replies{shedNow: map[[2]int]bool{}}}
 	newest := h.Rounds()
 	m.eachOlderRound(func(i int, it *Item) {
 		m.eachShedForm(it, noWindowBudget, func(j int, r *Result, head, entry string) {
