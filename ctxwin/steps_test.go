@@ -17,6 +17,7 @@ type rd struct {
 	task  bool  // its results define the task
 	turn  bool  // a new turn opens before it
 	args  int   // bytes of a long string argument of its first call
+	say   int   // lines the reply says besides its calls
 }
 
 // history builds a session at window with the rounds after a first turn's
@@ -30,6 +31,9 @@ func history(window int, rounds ...rd) *Manager {
 			m.StartTurn(fmt.Sprintf("TASK %d: explain the lexer", n))
 		}
 		reply := Message{Content: fmt.Sprintf("round %d", n)}
+		if r.say > 0 {
+			reply.Content += "\n" + lines(r.say, fmt.Sprintf("said %d", n))
+		}
 		for j := range r.reads {
 			c := call(fmt.Sprintf("c%d-%d", n, j))
 			if j == 0 && r.args > 0 {
