@@ -196,7 +196,7 @@ func (r *run) recoverOverflow(o *llm.OverflowError) error {
 	ev, fits := m.Refit()
 	if ev == nil && !adopted && o.PromptTokens == 0 {
 		// The refusal taught nothing: shrink anyway, once.
-		ev = m.Shrink("", ctxwin.ReasonOverflow)
+		ev = m.ShrinkToFit()
 		if ev == nil {
 			return fmt.Errorf("the request is too large for the context window and nothing more can be shed or folded: %w", o)
 		}
@@ -290,7 +290,7 @@ func (r *run) afterRound(ctx context.Context) error {
 		if plan.Fold && plan.Note {
 			note = r.note(ctx)
 		}
-		shrink = m.Shrink(note, ctxwin.ReasonShedPoint)
+		shrink = m.Shrink(plan, note)
 	}
 	// The results as the model sees them: a shrink cuts them again to the
 	// room it made (Event.Recut). The transcript rebuilt from the log

@@ -25,7 +25,7 @@ func (r *run) roomToAnswer() error {
 	if !ok || room >= floor || !measured {
 		return nil
 	}
-	if ev := m.Shrink("", ctxwin.ReasonOverflow); ev != nil {
+	if ev := m.ShrinkToFit(); ev != nil {
 		r.record(ev)
 		r.sess.logState()
 		if room, _, _, _ = m.AnswerRoom(); room >= floor {

@@ -18,7 +18,7 @@ func benchHistory(b *testing.B, window, rounds, readBytes int) *Manager {
 	for i := 0; i < rounds; i++ {
 		p := m.Prepare()
 		if p.Shrink {
-			m.Shrink("note", ReasonShedPoint)
+			m.Shrink(p, "note")
 		}
 		m.H.Messages()
 		m.Sent()
@@ -96,7 +96,7 @@ func BenchmarkShrink(b *testing.B) {
 			b.Fatal("no shrink due")
 		}
 		m.NoteRequest()
-		if ev := m.Shrink("note", ReasonShedPoint); ev == nil {
+		if ev := m.Shrink(p, "note"); ev == nil {
 			b.Fatal("nothing shrank")
 		}
 		m.H.Messages()

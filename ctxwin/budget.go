@@ -5,10 +5,12 @@
 // event is shaped for the engine's cache (event.go): deletions of spans plus
 // one message appended after the newest round, so an engine with chunk reuse
 // processes only that message and one that reuses a prefix processes what
-// follows the first deletion. The policy runs in named steps, each in the
-// file that bears its name: which results can be shed (sheddable.go), shed
-// down to the target (shed.go), decide the fold (fold.go), lay out the event
-// (layout.go). It is pure: it imports only the standard library, and what it
+// follows the first deletion. A shrink is a pipeline of named steps in the
+// seed's words, cut, note, shed, fold, recap and message, with the
+// chunk-reuse shaping a stage of its own (pipeline.go); each step is in the
+// file that bears its name (sheddable.go, shed.go, fold.go, recap.go;
+// layout.go writes the message, runs.go shapes the runs). It is pure: it
+// imports only the standard library, and what it
 // needs from outside (a file's outline, the engine's counts) is passed in.
 //
 // The rules are those of the seed, made precise in

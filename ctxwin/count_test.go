@@ -113,7 +113,7 @@ func TestShrinkAtTheShedPoint(t *testing.T) {
 				if real < b.ShedPoint*92/100 {
 					t.Errorf("%.1f: a shrink at %d tokens by the engine's count, %d%% of the shed point", density, real, real*100/b.ShedPoint)
 				}
-				m.Shrink("", ReasonShedPoint)
+				m.Shrink(p, "")
 			} else if real > b.ShedPoint+b.ShedPoint/50 {
 				t.Errorf("%.1f: no shrink at %d tokens, past the shed point %d", density, real, b.ShedPoint)
 			}

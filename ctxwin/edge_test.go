@@ -35,7 +35,7 @@ func TestRecutAfterShrink(t *testing.T) {
 	if !p.Shrink || !big.Cut {
 		t.Fatalf("setup: the big read is not cut (%v) or the request does not shrink (%+v)", big.Cut, p)
 	}
-	ev := m.Shrink("", ReasonShedPoint)
+	ev := m.Shrink(p, "")
 	if ev == nil || len(ev.Recut) != 1 {
 		t.Fatalf("the shrink did not cut the new read again: %+v", ev)
 	}
@@ -68,7 +68,7 @@ func TestThrashGuardDenseSmallWindow(t *testing.T) {
 	for i := 0; i < 30 && !m.Thrashing(); i++ {
 		eng.tokenize(m)
 		if p := m.Prepare(); p.Shrink {
-			if ev := m.Shrink("", ReasonShedPoint); ev != nil {
+			if ev := m.Shrink(p, ""); ev != nil {
 				shrinks++
 				if ev.Before-ev.After < b.Usable/10 {
 					small++
@@ -134,11 +134,12 @@ func TestShedEntryOfADiffACommandPrinted(t *testing.T) {
 func TestShedHeadingSaysWhatHappened(t *testing.T) {
 	m := session(16000)
 	m.StartTurn("task")
+	var p Plan
 	for i := 0; ; i++ {
 		id := fmt.Sprint(i)
 		m.AddRound(Message{ToolCalls: []ToolCall{call(id)}}, 20)
 		m.H.AddResult(readResult(id, fmt.Sprintf("src/f%d.go", i), 60))
-		if p := m.Prepare(); p.Shrink {
+		if p = m.Prepare(); p.Shrink {
 			break
 		}
 		send(m)
@@ -146,7 +147,7 @@ func TestShedHeadingSaysWhatHappened(t *testing.T) {
 			t.Fatal("never shrank")
 		}
 	}
-	ev := m.Shrink("", ReasonShedPoint)
+	ev := m.Shrink(p, "")
 	if ev == nil || ev.Fold != nil {
 		t.Fatalf("setup: want a shed without a fold: %+v", ev)
 	}

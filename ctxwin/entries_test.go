@@ -73,8 +73,8 @@ func shedAmong(t *testing.T, first, later []*Result) (*Manager, *Event) {
 			}
 		}
 		add(sourceRead(fmt.Sprintf("f%d", i), fmt.Sprintf("src/filler%d.go", i), declsSource(120, ""), 1, 120))
-		if m.Prepare().Shrink {
-			ev := m.Shrink("", ReasonShedPoint)
+		if p := m.Prepare(); p.Shrink {
+			ev := m.Shrink(p, "")
 			if ev == nil || ev.Fold != nil {
 				t.Fatalf("want a shed, got %+v", ev)
 			}

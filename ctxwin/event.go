@@ -182,7 +182,7 @@ type FoldChange struct {
 
 // Apply makes an event's changes to the history.
 func (m *Manager) Apply(ev *Event) {
-	m.planned = nil
+	m.plans++
 	h := m.H
 	for _, c := range ev.Shed {
 		applyShed(h, c)

@@ -18,8 +18,8 @@ func TestFoldKeepsATaggedOpening(t *testing.T) {
 		m.SetChunkReuse(chunk)
 		m.StartTurn("TASK: refactor the parser")
 		for folded := false; !folded; {
-			fill(t, m, 60)
-			ev := m.Shrink("a note", ReasonShedPoint)
+			p := fill(t, m, 60)
+			ev := m.Shrink(p, "a note")
 			folded = ev != nil && ev.Fold != nil
 			if folded && len(ev.Fold.Marks) > 0 {
 				t.Errorf("n_cache_reuse %d: the fold kept openings %v", chunk, ev.Fold.Marks)
@@ -39,7 +39,7 @@ func TestFoldKeepsATaggedOpening(t *testing.T) {
 			m.NoteRequest()
 			m.Sent()
 		}
-		ev := m.Shrink("a note", ReasonShedPoint)
+		ev := m.Shrink(p, "a note")
 		if ev == nil {
 			t.Fatal("no shrink at the shed point")
 		}
@@ -139,7 +139,7 @@ func openingKeepsReply(t *testing.T, window, long, large int) {
 				m.NoteRequest()
 				m.Sent()
 			}
-			ev := m.Shrink("a note", ReasonShedPoint)
+			ev := m.Shrink(p, "a note")
 			if ev != nil && ev.Fold != nil {
 				folds++
 				if err := openingsFollowed(before, m.H.Messages()); err != nil {

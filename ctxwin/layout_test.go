@@ -27,7 +27,7 @@ func TestShedListsAFileOutlineOnce(t *testing.T) {
 			send(m)
 		}
 	}
-	ev := m.Shrink("", ReasonShedPoint)
+	ev := m.Shrink(p, "")
 	if ev == nil || ev.Fold != nil {
 		t.Fatalf("want a shed, got %+v", ev)
 	}

@@ -34,10 +34,9 @@ type Manager struct {
 	progress                                       Progress // the thrash guard (thrash.go)
 	outline                                        Outliner
 
-	// planned is the shrink Prepare planned, carried out by Shrink, for a
-	// history of plannedItems items with plannedFolded folded.
-	planned                     *draft
-	plannedItems, plannedFolded int
+	// plans counts what makes a Plan stale: each Prepare, Apply and
+	// Shrink. A Plan carries its count (Plan.planned).
+	plans int
 
 	lastSentChars int
 	// toCount is what Uncounted listed, for SetCounts.
@@ -110,11 +109,14 @@ func (m *Manager) ToolTokens(tools []ToolSpec, carried bool) int {
 // estimate, 1 before any report.
 func (m *Manager) LearnedRatio() float64 { return m.est.LearnedRatio() }
 
-// Plan is what the next request needs before it can be sent.
+// Plan is what the next request needs before it can be sent, as Prepare
+// found it, and the shrink it planned, which Shrink carries out after the
+// note round: the note changes what the shrink carries, not what must go.
 type Plan struct {
 	// Size is the estimated request size after any cut.
 	Size int
-	// Shrink says the request crossed the shed point.
+	// Shrink says the request crossed the shed point: Shrink(plan, note)
+	// is due before it is sent.
 	Shrink bool
 	// Fold says the shrink will fold; Note that the note round should run
 	// first (it is skipped when the request leaves no room to answer).
@@ -123,13 +125,24 @@ type Plan struct {
 	// Applied is a change Prepare made itself: without a known window the
 	// older results collapse every round. Persist it like a shrink.
 	Applied *Event
+
+	planned *planned
+}
+
+// planned is the shrink a Plan carries: the draft of the pipeline's
+// planSteps (pipeline.go), for a history of items items with folded
+// folded, at the manager's count of plans gen.
+type planned struct {
+	d                  *draft
+	items, folded, gen int
 }
 
 // Prepare readies the next request: it cuts the newest round's results to
 // the room left below the usable window, and without a known window it
-// collapses older results. It then says whether a shrink is due.
+// collapses older results. It then says whether a shrink is due, and
+// plans it.
 func (m *Manager) Prepare() Plan {
-	m.planned = nil
+	m.plans++
 	b, ok := m.Budget()
 	if !ok {
 		ev := m.noWindowEvent()
@@ -147,7 +160,7 @@ func (m *Manager) Prepare() Plan {
 	}
 	p.Shrink = true
 	d := m.plan(b, ReasonShedPoint, "")
-	m.planned, m.plannedItems, m.plannedFolded = d, len(m.H.Items), m.H.Folded
+	p.planned = &planned{d: d, items: len(m.H.Items), folded: m.H.Folded, gen: m.plans}
 	p.Fold = d != nil && d.ev.Fold != nil
 	p.Note = p.Fold && m.noteFits(b)
 	return p
@@ -183,26 +196,37 @@ func (m *Manager) NoteMaxTokens() int {
 	return min(max(b.Recap, AnswerFloor(b.Window, b.Reserve)), MaxTokens(m.window, size, m.outputLimit, m.maxTokensSetting))
 }
 
-// Shrink sheds and, when shedding is not enough, folds, down to the shed
-// target, in one event (event.go). note leads the recap of a fold (""
-// when the note round failed or was skipped). reason is ReasonShedPoint or
-// ReasonOverflow. It returns nil when nothing could be shed or folded.
-func (m *Manager) Shrink(note, reason string) *Event {
+// Shrink carries out the shrink Prepare planned (p.Shrink): it sheds and,
+// when shedding is not enough, folds, down to the shed target, in one
+// event (event.go). note leads the recap of a fold ("" when the note round
+// failed or was skipped). A plan made stale by a later Prepare, an Apply,
+// a Shrink or a change to the history is planned again. It returns nil
+// when nothing could be shed or folded.
+func (m *Manager) Shrink(p Plan, note string) *Event {
+	var d *draft
+	if pl := p.planned; pl != nil && pl.gen == m.plans && pl.items == len(m.H.Items) && pl.folded == m.H.Folded {
+		d = pl.d
+	}
+	return m.shrink(d, note, ReasonShedPoint)
+}
+
+// ShrinkToFit sheds and folds down to the shed target without a note: after
+// an engine refused a request, or when a request leaves no room to answer
+// (ReasonOverflow). It returns nil when nothing could be shed or folded.
+func (m *Manager) ShrinkToFit() *Event { return m.shrink(nil, "", ReasonOverflow) }
+
+// shrink carries out the draft d with the note round's note (stepNote), or
+// plans one for reason when d is nil, then writes its message, applies it
+// and cuts the newest round again to the room it made.
+func (m *Manager) shrink(d *draft, note, reason string) *Event {
 	b, ok := m.Budget()
 	if !ok {
 		return nil
 	}
-	// A shrink at the shed point carries out what Prepare planned: the
-	// note round in between changes what is carried, not what must go.
-	d := m.planned
-	m.planned = nil
-	if d != nil && (len(m.H.Items) != m.plannedItems || m.H.Folded != m.plannedFolded) {
-		d = nil // the history changed since: plan again
-	}
-	switch {
-	case reason != ReasonShedPoint || d == nil:
+	m.plans++
+	if d == nil {
 		d = m.plan(b, reason, note)
-	default:
+	} else {
 		d.stepNote(note)
 	}
 	if d == nil {
@@ -456,7 +480,7 @@ func (m *Manager) Refit() (ev *Event, fits bool) {
 		return nil, false
 	}
 	if p := m.Prepare(); p.Shrink {
-		ev = m.Shrink("", ReasonOverflow)
+		ev = m.ShrinkToFit()
 	}
 	return ev, m.Size() <= b.Usable
 }

@@ -135,7 +135,7 @@ func TestShedOldestFirstLargeBeforeSmall(t *testing.T) {
 		t.Fatalf("the first shrink folds; want a shed: %+v", p)
 	}
 	before := m.H.Messages()
-	ev := m.Shrink("", ReasonShedPoint)
+	ev := m.Shrink(p, "")
 	if ev == nil || ev.Fold != nil || len(ev.Shed) == 0 {
 		t.Fatalf("want a shed-only event, got %+v", ev)
 	}
@@ -206,8 +206,7 @@ func TestTaskPayloadIsNeverShed(t *testing.T) {
 	send(m)
 	m.H.AddRound(Message{ToolCalls: []ToolCall{call("task")}})
 	m.H.AddResult(&Result{CallID: "task", Tool: "read", Kind: KindRead, Text: lines(100, "issue"), Path: "issue.md", Task: true, Summary: "Read issue.md lines 1-100 of 100"})
-	fill(t, m, 80)
-	m.Shrink("", ReasonShedPoint)
+	m.Shrink(fill(t, m, 80), "")
 	if r := m.H.Items[1].Results[0]; r.Shed {
 		t.Fatal("the task-defining payload was shed")
 	}
@@ -226,7 +225,7 @@ func TestFoldNoteRecapAndAppend(t *testing.T) {
 		if p.Fold {
 			break
 		}
-		m.Shrink("", ReasonShedPoint)
+		m.Shrink(p, "")
 	}
 	if !p.Note {
 		t.Fatal("a fold is due but the note round is skipped")
@@ -236,7 +235,7 @@ func TestFoldNoteRecapAndAppend(t *testing.T) {
 	if !Diverge(prev, nr).Append || len(nr) != len(prev)+1 {
 		t.Fatal("the note request is not the current request plus the note prompt")
 	}
-	ev := m.Shrink("NOTE: the parser lives in src/f3.go", ReasonShedPoint)
+	ev := m.Shrink(p, "NOTE: the parser lives in src/f3.go")
 	if ev == nil || ev.Fold == nil {
 		t.Fatalf("no fold: %+v", ev)
 	}
@@ -300,7 +299,7 @@ func TestFoldNoteRecapAndAppend(t *testing.T) {
 	// A second fold absorbs the first recap.
 	for {
 		p = fill(t, m, 60)
-		if ev := m.Shrink("SECOND NOTE", ReasonShedPoint); ev != nil && ev.Fold != nil {
+		if ev := m.Shrink(p, "SECOND NOTE"); ev != nil && ev.Fold != nil {
 			break
 		}
 	}
@@ -361,7 +360,7 @@ func TestThrashGuard(t *testing.T) {
 	for i := 0; i < 400 && !m.Thrashing(); i++ {
 		p := m.Prepare()
 		if p.Shrink {
-			if ev := m.Shrink("", ReasonShedPoint); ev != nil && ev.Fold != nil {
+			if ev := m.Shrink(p, ""); ev != nil && ev.Fold != nil {
 				folds++
 			}
 		}
@@ -400,7 +399,7 @@ func TestOverflowShrinks(t *testing.T) {
 	// estimated.
 	m.Sent()
 	m.LearnOverflow(16500)
-	ev := m.Shrink("", ReasonOverflow)
+	ev := m.ShrinkToFit()
 	if ev == nil {
 		t.Fatal("an overflow shrank nothing")
 	}
@@ -423,7 +422,7 @@ func TestPersistAndReplay(t *testing.T) {
 	for i := 0; i < 60; i++ {
 		p := m.Prepare()
 		if p.Shrink {
-			if ev := m.Shrink("note", ReasonShedPoint); ev != nil {
+			if ev := m.Shrink(p, "note"); ev != nil {
 				events = append(events, ev)
 			}
 		}

@@ -239,3 +239,86 @@ func TestReuseAfterFold(t *testing.T) {
 		})
 	}
 }
+
+// TestStalePlanIsPlannedAgain: a plan carries the shrink Prepare planned
+// for the history as it was; once the history changed, or another event
+// was applied, Shrink plans again rather than apply a stale draft.
+func TestStalePlanIsPlannedAgain(t *testing.T) {
+	tiny := 3
+	folds := []rd{{say: 20, reads: []int{tiny}}, {say: 20, reads: []int{tiny}}, {say: 20, reads: []int{tiny}}, {say: 20, reads: []int{tiny}},
+		{say: 20, reads: []int{tiny}}, {say: 20, reads: []int{tiny}}, {reads: []int{tiny}}}
+	t.Run("a round added", func(t *testing.T) {
+		m := history(6000, folds...)
+		p := m.Prepare()
+		if !p.Shrink || !p.Fold {
+			t.Fatalf("want a fold due, got %+v", p)
+		}
+		m.H.AddRound(Message{Content: "one more"})
+		ev := m.Shrink(p, "")
+		if ev == nil || ev.At != len(m.H.Items)-1 {
+			t.Fatalf("the shrink appends its message after item %v, want the newest, %d", ev, len(m.H.Items)-1)
+		}
+	})
+	t.Run("a fold applied", func(t *testing.T) {
+		m := history(6000, folds...)
+		p := m.Prepare()
+		done := m.Compact("")
+		if done == nil {
+			t.Fatal("nothing folded on demand")
+		}
+		if ev := m.Shrink(p, ""); ev != nil && ev.Fold != nil && ev.Fold.Upto <= done.Fold.Upto {
+			t.Fatalf("the shrink folded up to item %d again, after a fold up to %d", ev.Fold.Upto, done.Fold.Upto)
+		}
+	})
+	t.Run("a shed applied", func(t *testing.T) {
+		m := history(8000, rd{reads: []int{120, tiny}}, rd{reads: []int{30, tiny}}, rd{reads: []int{tiny}})
+		p := m.Prepare()
+		if !p.Shrink || p.Fold {
+			t.Fatalf("want a shed due, got %+v", p)
+		}
+		done := m.ShrinkToFit()
+		if done == nil || done.Fold != nil {
+			t.Fatalf("want a shed, got %+v", done)
+		}
+		ev := m.Shrink(p, "")
+		for _, c := range shedResults(ev) {
+			if slices.Contains(shedResults(done), c) {
+				t.Fatalf("result %v was shed twice", c)
+			}
+		}
+	})
+	t.Run("a plan carried out once", func(t *testing.T) {
+		m := history(6000, folds...)
+		p := m.Prepare()
+		first := m.Shrink(p, "NOTE")
+		if first == nil || first.Fold == nil {
+			t.Fatalf("no fold: %+v", first)
+		}
+		if again := m.Shrink(p, "NOTE"); again != nil && again.Fold != nil && again.Fold.Upto <= first.Fold.Upto {
+			t.Fatalf("the plan was carried out twice: a fold up to item %d after one up to %d", again.Fold.Upto, first.Fold.Upto)
+		}
+	})
+	t.Run("the fresh plan is carried out", func(t *testing.T) {
+		m := history(6000, folds...)
+		p := m.Prepare()
+		want := p.planned.d
+		ev := m.Shrink(p, "NOTE")
+		if ev != want.ev {
+			t.Fatal("Shrink planned again instead of carrying out the plan")
+		}
+	})
+}
+
+// shedResults lists the results an event sheds, as item and index.
+func shedResults(ev *Event) [][2]int {
+	var out [][2]int
+	if ev == nil {
+		return nil
+	}
+	for _, c := range ev.Shed {
+		if c.Result >= 0 {
+			out = append(out, [2]int{c.Item, c.Result})
+		}
+	}
+	return out
+}

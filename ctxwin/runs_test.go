@@ -42,7 +42,7 @@ func foldKeepsReplies(t *testing.T, window, turnLen, small int) int {
 				m.NoteRequest()
 				m.Sent()
 			}
-			m.Shrink("a note", ReasonShedPoint)
+			m.Shrink(p, "a note")
 			after := m.H.Messages()
 			if at, _ := reasoningAfterDeletion(before, after); at >= 0 {
 				t.Fatalf("window %d, turns of %d, small %d, request %d: the reasoning of message %d was deleted whole right after another deletion",

@@ -89,7 +89,7 @@ func (s *sim) request() []Message {
 			s.m.Sent() // as the agent does: the note request carried it all
 		}
 		before := s.m.H.Messages()
-		ev = s.m.Shrink(note, ReasonShedPoint)
+		ev = s.m.Shrink(p, note)
 		if ev != nil {
 			s.events++
 			if err := cacheShaped(recutBefore(before, s.m.H.Messages()), s.m.H.Messages()); err != nil {

@@ -18,7 +18,7 @@ func drive(t *testing.T, window, rounds int, next func(i int, shrunk bool) (path
 	for i := 0; i < rounds; i++ {
 		eng.tokenize(m)
 		if p := m.Prepare(); p.Shrink {
-			if ev := m.Shrink("", ReasonShedPoint); ev != nil {
+			if ev := m.Shrink(p, ""); ev != nil {
 				shrinks++
 				shrunk = true
 			}
@@ -65,7 +65,7 @@ func TestThrashGuardStopsARereadLoop(t *testing.T) {
 	shrunk := true
 	for i := 0; i < 40 && !m.Thrashing(); i++ {
 		eng.tokenize(m)
-		if p := m.Prepare(); p.Shrink && m.Shrink("", ReasonShedPoint) != nil {
+		if p := m.Prepare(); p.Shrink && m.Shrink(p, "") != nil {
 			shrunk = true
 		}
 		msgs := m.H.Messages()

@@ -47,7 +47,7 @@ func traceSession(t *testing.T, seed int64, window int) string {
 				fmt.Fprintf(sum, "refit fits=%v\n", fits)
 				record("refit", ev)
 			case s.reqs%17 == 11:
-				record("overflow", s.m.Shrink("", ReasonOverflow))
+				record("overflow", s.m.ShrinkToFit())
 			case s.reqs%29 == 19:
 				ok, why := s.m.CanCompact()
 				fmt.Fprintf(sum, "can compact %v %q\n", ok, why)
@@ -77,7 +77,7 @@ func traceRequest(s *sim, sum hash.Hash, record func(string, *Event)) {
 			note = fmt.Sprintf("NOTE-%d: established facts", s.reqs)
 			s.m.Sent()
 		}
-		record("shrink", s.m.Shrink(note, ReasonShedPoint))
+		record("shrink", s.m.Shrink(p, note))
 	}
 	msgs := s.m.H.Messages()
 	chars := ToolChars(simTools)
@@ -119,7 +119,7 @@ func traceScripted(t *testing.T, window, rounds int, add func(m *Manager, i int)
 				m.NoteRequest()
 				m.Sent()
 			}
-			if ev := m.Shrink(note, ReasonShedPoint); ev != nil {
+			if ev := m.Shrink(p, note); ev != nil {
 				events++
 				b, _ := json.Marshal(ev)
 				sum.Write(b)
