@@ -227,7 +227,7 @@ func (a *Agent) Ask(ctx context.Context, p AskParams) AskResult {
 		return AskResult{Session: sess.id, Status: AskError, Message: err.Error()}
 	}
 	a.syncMCP(ctx, sess)
-	if err := promptFits(taskPrompt(p), sess.m.Window()); err != nil {
+	if err := promptFits(taskPrompt(p), sess.m.Gauge().Window()); err != nil {
 		return AskResult{Session: sess.id, Status: AskError, Message: err.Error()}
 	}
 	res := a.runTurn(ctx, sess, p)
@@ -296,7 +296,7 @@ func (a *Agent) Compact(ctx context.Context) CompactResult {
 		return CompactResult{Message: why}
 	}
 	note := ""
-	if sess.m.NoteFits() {
+	if sess.m.NoteRound().Fits {
 		note = sess.note(ctx, a.currentModel(), a.logf)
 	}
 	ev := sess.m.Compact(note)

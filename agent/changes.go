@@ -132,7 +132,7 @@ func (a *Agent) applyChanges(sess *session) {
 	}
 	m := sess.m
 	var what []string
-	cur := m.Settings()
+	cur := m.Setup().Settings()
 	next := cur
 	next.MaxTokens, next.ReasoningRounds, next.MinGenTokens = s.MaxTokens, s.ReasoningRounds, s.MinGenTokens
 	if cur.MaxTokens != next.MaxTokens {
@@ -148,10 +148,10 @@ func (a *Agent) applyChanges(sess *session) {
 		if info.Model != "" && sess.info.Model != "" && info.Model != sess.info.Model {
 			what = append(what, fmt.Sprintf("model %s → %s", sess.info.Model, info.Model))
 		}
-		window, source := m.Window(), sess.info.WindowSource
+		window, source := m.Gauge().Window(), sess.info.WindowSource
 		if info.Window > 0 {
-			if info.Window != m.Window() {
-				what = append(what, fmt.Sprintf("context window %d → %d tokens (from %s)", m.Window(), info.Window, info.WindowSource))
+			if info.Window != m.Gauge().Window() {
+				what = append(what, fmt.Sprintf("context window %d → %d tokens (from %s)", m.Gauge().Window(), info.Window, info.WindowSource))
 			}
 			window, source = info.Window, info.WindowSource
 		}
@@ -159,7 +159,7 @@ func (a *Agent) applyChanges(sess *session) {
 		sess.setWindow(window, source)
 		next.OutputLimit = info.OutputLimit
 	}
-	m.Configure(next)
+	m.Setup().Configure(next)
 	sess.changes = append(sess.changes, what...)
 }
 

@@ -45,7 +45,7 @@ type chunkReuse struct {
 	Expected int
 }
 
-// pricer prices messages and tool definitions: the Manager, or an
+// pricer prices messages and tool definitions: the Manager's Prices, or an
 // Estimator in tests.
 type pricer interface {
 	MessageTokens(ctxwin.Message) int
@@ -124,7 +124,7 @@ func (r *run) reuseText(prev, next []ctxwin.Message, d int, resp *llm.Response) 
 		return ""
 	}
 	m := r.sess.m
-	cr := analyseReuse(m, m.H.Tools, prev, next, d, resp.Timings.CacheN)
+	cr := analyseReuse(m.Prices(), m.H.Tools, prev, next, d, resp.Timings.CacheN)
 	switch {
 	case resp.CacheReuse > 0 && cr.Reused:
 		r.sess.trail.reuseMisses = 0

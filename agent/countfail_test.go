@@ -37,7 +37,7 @@ func TestCountFailureSaidOnceUnlessTheEngineIsDown(t *testing.T) {
 			log.WriteString(f + "\n")
 		}}
 		m := ctxwin.NewManager(ctxwin.NewHistory("You are a test.", nil), 16384)
-		if len(m.Uncounted()) == 0 {
+		if len(m.Uncounted().Texts) == 0 {
 			t.Fatal("nothing to count")
 		}
 		a.countNew(context.Background(), m)

@@ -37,7 +37,7 @@ func (r *run) debugLine(msgs []ctxwin.Message, div ctxwin.Divergence, resp *llm.
 	case div.Append:
 		fmt.Fprintf(&b, "append (+%d messages)", len(msgs)-len(r.sess.trail.prev))
 	default:
-		fmt.Fprintf(&b, "diverged at message %d (%s)", div.Index, r.sess.m.Describe(div.Index))
+		fmt.Fprintf(&b, "diverged at message %d (%s)", div.Index, r.sess.m.Gauge().Describe(div.Index))
 	}
 	cached, known := 0, false
 	switch {

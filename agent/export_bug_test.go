@@ -8,5 +8,5 @@ func SetOutliner(a *Agent, o ctxwin.Outliner) {
 	a.mu.Lock()
 	sess := a.sess
 	a.mu.Unlock()
-	sess.m.SetOutliner(o)
+	sess.m.Setup().Outliner(o)
 }

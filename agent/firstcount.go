@@ -35,8 +35,8 @@ func (a *Agent) countFirst(ctx context.Context, m *ctxwin.Manager) bool {
 		}
 		return false
 	}
-	fixed := m.ToolTokens(m.H.Tools, false)
-	st.Estimator.Fixed = max(fixed+n-m.Size(), 1)
+	fixed := m.Prices().ToolTokens(m.H.Tools, false)
+	st.Estimator.Fixed = max(fixed+n-m.Gauge().Size(), 1)
 	m.Restore(ctxwin.State{Estimator: st.Estimator})
 	return true
 }

@@ -114,7 +114,7 @@ func (r *run) rounds(ctx context.Context) error {
 		if err := r.roomToAnswer(); err != nil {
 			return err
 		}
-		req := &llm.Request{Messages: m.H.Messages(), Tools: m.H.Tools, MaxTokens: m.MaxTokens()}
+		req := &llm.Request{Messages: m.H.Messages(), Tools: m.H.Tools, MaxTokens: m.Gauge().MaxTokens()}
 		div := ctxwin.Diverge(r.sess.trail.prev, req.Messages)
 		m.Sent()
 		resp, err := r.complete(ctx, req)
@@ -154,7 +154,7 @@ func (r *run) takeReply(req *llm.Request, div ctxwin.Divergence, resp *llm.Respo
 	m := r.sess.m
 	r.debugLine(req.Messages, div, resp)
 	r.sess.trail.prev = req.Messages
-	m.SetChunkReuse(resp.CacheReuse)
+	m.Setup().ChunkReuse(resp.CacheReuse)
 	completion := 0
 	if resp.Usage != nil {
 		m.Observe(resp.Usage.PromptTokens, resp.Usage.CompletionTokens)
@@ -182,14 +182,14 @@ func (r *run) takeReply(req *llm.Request, div ctxwin.Divergence, resp *llm.Respo
 // fixed prefix and the task alone leave no room for an answer.
 func (r *run) recoverOverflow(o *llm.OverflowError) error {
 	m := r.sess.m
-	adopted := o.Window > 0 && (m.Window() == 0 || o.Window < m.Window())
+	adopted := o.Window > 0 && (m.Gauge().Window() == 0 || o.Window < m.Gauge().Window())
 	if adopted {
-		r.h.logLine("reika: the engine's window is %d tokens (was %d); adopting it", o.Window, m.Window())
+		r.h.logLine("reika: the engine's window is %d tokens (was %d); adopting it", o.Window, m.Gauge().Window())
 		r.sess.setWindow(o.Window, llm.SourceOverflow)
 		r.h.adoptWindow(o.Window)
 	}
-	m.LearnOverflow(o.PromptTokens)
-	b, known := m.Budget()
+	m.Observe(o.PromptTokens, 0)
+	b, known := m.Gauge().Budget()
 	if !known {
 		return fmt.Errorf("the request is too large for the engine's window, which it does not state; set REIKA_CONTEXT_WINDOW to the engine's window: %w", o)
 	}
@@ -200,13 +200,13 @@ func (r *run) recoverOverflow(o *llm.OverflowError) error {
 		if ev == nil {
 			return fmt.Errorf("the request is too large for the context window and nothing more can be shed or folded: %w", o)
 		}
-		fits = m.Size() <= b.Usable
+		fits = m.Gauge().Size() <= b.Usable
 	}
 	if ev != nil {
 		r.record(ev)
 	}
 	r.sess.logState()
-	if prefix, task := m.Floor(); !fits && prefix+task > b.Usable {
+	if prefix, task := m.Gauge().Floor(); !fits && prefix+task > b.Usable {
 		return r.noRoomError(b, prefix, task, o)
 	}
 	return nil
@@ -298,7 +298,7 @@ func (r *run) afterRound(ctx context.Context) error {
 	if last.IsRound() {
 		for _, res := range last.Results {
 			r.emit(Event{Kind: EventToolResult, Round: last.Round, Tool: res.Tool, Text: res.Shown(),
-				Tokens: m.Tokens(len(res.Shown()), true)})
+				Tokens: m.Prices().Tokens(len(res.Shown()), true)})
 		}
 	}
 	if shrink != nil {
@@ -315,8 +315,8 @@ func (r *run) afterRound(ctx context.Context) error {
 	if last.IsRound() {
 		r.progress()
 	}
-	if m.Thrashing() {
-		msg := "Stopped: shrinking the context made no progress: " + m.Stalled()
+	if stalled, why := m.Gauge().Stalled(); stalled {
+		msg := "Stopped: shrinking the context made no progress: " + why
 		r.h.notice("", LevelWarning, msg)
 		return errors.New(msg)
 	}
@@ -364,7 +364,7 @@ func (r *run) toResult(c ctxwin.ToolCall, res *ctxwin.Result) *ctxwin.Result {
 	// never shed. Only its first read in the turn, and only when it leaves
 	// room for the work (an eighth of the usable window).
 	if res.Kind == ctxwin.KindRead && !res.IsError && r.taskPaths[filepath.ToSlash(res.Path)] {
-		if b, ok := r.sess.m.Budget(); ok && r.sess.m.Tokens(len(res.Text), false) <= b.Usable/8 {
+		if b, ok := r.sess.m.Gauge().Budget(); ok && r.sess.m.Prices().Tokens(len(res.Text), false) <= b.Usable/8 {
 			res.Task = true
 			delete(r.taskPaths, filepath.ToSlash(res.Path))
 		}

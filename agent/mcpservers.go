@@ -216,12 +216,12 @@ func (a *Agent) mcpDown(server, why string) {
 // the fixed prefix, logged and said in the transcript — then says what
 // happened to the servers.
 func (a *Agent) syncMCP(ctx context.Context, sess *session) {
-	a.startMCP(ctx, sess.m.Window())
+	a.startMCP(ctx, sess.m.Gauge().Window())
 	a.mu.Lock()
 	set := a.mcp.set
 	a.mu.Unlock()
 	if set.Refresh(ctx) {
-		a.planMCP(sess.m.Window())
+		a.planMCP(sess.m.Gauge().Window())
 	}
 	// The session's mode filters the tools as a mode switch does.
 	ts := a.tools
@@ -234,7 +234,7 @@ func (a *Agent) syncMCP(ctx context.Context, sess *session) {
 	a.mcp.notes = nil
 	a.mu.Unlock()
 	if !slices.EqualFunc(specs, sess.m.H.Tools, sameSpec) {
-		sess.m.SetTools(specs)
+		sess.m.Setup().Tools(specs)
 		sess.offer.tools = ts
 		sess.offer.split = withToolParts(sess.offer.split, ts)
 		sess.log.append(record{Kind: recTools, Tools: specs})

@@ -96,7 +96,7 @@ func (a *Agent) switchMode(sess *session) error {
 	ts := sessionTools(a.tools, sess.offer.skills, mode)
 	system := withMode(sess.m.H.System, mode)
 	specs := tools.Specs(ts)
-	sess.m.SetPrefix(system, specs)
+	sess.m.Setup().Prefix(system, specs)
 	sess.offer.mode, sess.offer.tools = mode.Name, ts
 	sess.offer.split = withToolParts(switchedSplit(sess.offer.split, specs, mode), ts)
 	sess.log.append(record{Kind: recPrefix, System: system, Tools: specs, Mode: mode.Name})

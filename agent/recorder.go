@@ -25,7 +25,8 @@ type sink interface {
 // failed (logged with logf) or said nothing.
 func (s *session) note(ctx context.Context, model llm.Model, logf func(string, ...any)) string {
 	m := s.m
-	req := &llm.Request{Messages: m.NoteRequest(), Tools: m.H.Tools, ToolChoice: "none", MaxTokens: m.NoteMaxTokens(), Subagent: s.subagent}
+	nr := m.NoteRound()
+	req := &llm.Request{Messages: nr.Messages, Tools: m.H.Tools, ToolChoice: "none", MaxTokens: nr.MaxTokens, Subagent: s.subagent}
 	m.Sent()
 	resp, err := model.Complete(ctx, req, nil)
 	if err != nil {

@@ -21,19 +21,19 @@ import (
 // the floor and the engine's report tells the next one).
 func (r *run) roomToAnswer() error {
 	m := r.sess.m
-	room, floor, measured, ok := m.AnswerRoom()
+	room, floor, measured, ok := m.Gauge().AnswerRoom()
 	if !ok || room >= floor || !measured {
 		return nil
 	}
 	if ev := m.ShrinkToFit(); ev != nil {
 		r.record(ev)
 		r.sess.logState()
-		if room, _, _, _ = m.AnswerRoom(); room >= floor {
+		if room, _, _, _ = m.Gauge().AnswerRoom(); room >= floor {
 			return nil
 		}
 	}
-	b, _ := m.Budget()
-	prefix, task := m.Floor()
+	b, _ := m.Gauge().Budget()
+	prefix, task := m.Gauge().Floor()
 	return r.noRoomError(b, prefix, task, nil)
 }
 
@@ -64,7 +64,7 @@ func (r *run) noRoomError(b ctxwin.Budget, prefix, task int, cause error) error 
 		}
 		advice = append(advice, fmt.Sprintf("set REIKA_MINIMAL=1 to drop the repo map and AGENTS.md (about %d tokens of the prefix; %s)", dropped, enough))
 	}
-	w := m.WindowFor(prefix + task)
+	w := m.Gauge().WindowFor(prefix + task)
 	// llama-server without -np runs slots that share one KV cache, each
 	// seeing the whole -c; -np N alone divides -c among them (README).
 	give := fmt.Sprintf("give the engine a window of at least %d tokens a slot (llama-server -c %d, or -c %d×N with -np N; vLLM --max-model-len %d)", w, w, w, w)

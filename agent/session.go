@@ -226,9 +226,9 @@ func pruneResults(dir string) {
 func (a *Agent) newManager(h *ctxwin.History, info llm.ModelInfo) *ctxwin.Manager {
 	s := a.settings()
 	m := ctxwin.NewManager(h, info.Window)
-	m.Configure(ctxwin.Settings{OutputLimit: info.OutputLimit, MaxTokens: s.MaxTokens, ReasoningRounds: s.ReasoningRounds,
+	m.Setup().Configure(ctxwin.Settings{OutputLimit: info.OutputLimit, MaxTokens: s.MaxTokens, ReasoningRounds: s.ReasoningRounds,
 		MinGenTokens: s.MinGenTokens})
-	m.SetOutliner(a.outline)
+	m.Setup().Outliner(a.outline)
 	return m
 }
 
@@ -382,9 +382,9 @@ func replayRecord(m *ctxwin.Manager, r record) (err error) {
 	case recState:
 		m.Restore(r.State)
 	case recPrefix:
-		m.SetPrefix(r.System, r.Tools)
+		m.Setup().Prefix(r.System, r.Tools)
 	case recTools:
-		m.SetTools(r.Tools)
+		m.Setup().Tools(r.Tools)
 	case recNote, recInfo:
 	default:
 		return fmt.Errorf("an unknown record kind %q", r.Kind)
@@ -406,7 +406,7 @@ func (s *session) logState() error {
 // window, and where it came from (the status item's source), change
 // together.
 func (s *session) setWindow(tokens int, source string) {
-	s.m.SetWindow(tokens)
+	s.m.Setup().Window(tokens)
 	s.info.WindowSource = source
 }
 
@@ -414,7 +414,7 @@ func (s *session) setWindow(tokens int, source string) {
 // window.
 func (s *session) modelInfo() llm.ModelInfo {
 	info := s.info
-	info.Window = s.m.Window()
+	info.Window = s.m.Gauge().Window()
 	return info
 }
 

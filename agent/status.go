@@ -83,10 +83,10 @@ func gaugeOf(sess *session) sessionGauge {
 	if sess == nil {
 		return g
 	}
-	c := sess.m.Chip()
+	c := sess.m.Gauge().Chip()
 	g.chip = &c
-	g.b, g.known = sess.m.Budget()
-	g.ratio = sess.m.LearnedRatio()
+	g.b, g.known = sess.m.Gauge().Budget()
+	g.ratio = sess.m.Prices().LearnedRatio()
 	g.shrunk = sess.shrunkAt > 0 && sess.shrunkAt == sess.m.H.Rounds()
 	if sess.tally != nil {
 		g.tally = *sess.tally

@@ -25,14 +25,14 @@ func (a *Agent) countNew(ctx context.Context, m *ctxwin.Manager) {
 	if !ok {
 		return
 	}
-	texts := m.Uncounted()
-	if len(texts) == 0 {
+	uncounted := m.Uncounted()
+	if len(uncounted.Texts) == 0 {
 		return
 	}
-	counts, err := tc.CountTokens(ctx, texts)
+	counts, err := tc.CountTokens(ctx, uncounted.Texts)
 	switch {
 	case err == nil:
-		m.SetCounts(counts)
+		uncounted.Set(counts)
 	case errors.Is(err, llm.ErrNoTokenizer), ctx.Err() != nil, unreachable(err):
 		// Unreachable: the engine's wait says so; the texts stay
 		// uncounted and are counted at the next round.

@@ -12,7 +12,7 @@ import (
 func benchHistory(b *testing.B, window, rounds, readBytes int) *Manager {
 	b.Helper()
 	m := NewManager(NewHistory("system prompt", simTools), window)
-	m.SetOutliner(func(r *Result, budget int) string { return "L1-20 func F()" })
+	m.Setup().Outliner(func(r *Result, budget int) string { return "L1-20 func F()" })
 	m.StartTurn("the task")
 	text := lines(readBytes/50, "x")
 	for i := 0; i < rounds; i++ {
@@ -22,7 +22,7 @@ func benchHistory(b *testing.B, window, rounds, readBytes int) *Manager {
 		}
 		m.H.Messages()
 		m.Sent()
-		m.Observe(m.Size(), 10)
+		m.Observe(m.Gauge().Size(), 10)
 		id := fmt.Sprintf("c%d", i)
 		m.H.AddRound(Message{Content: "next", ToolCalls: []ToolCall{{ID: id, Name: "read", Arguments: `{"path":"a.go"}`}}})
 		m.H.AddResult(&Result{CallID: id, Tool: "read", Kind: KindRead, Text: text, Path: "a.go", StartLine: 1, EndLine: 10, TotalLines: 10, Summary: "Read a.go lines 1-10 of 10"})
@@ -45,7 +45,7 @@ func BenchmarkAppend(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if bud, _ := m.Budget(); m.Size() > bud.ShedPoint*9/10 {
+				if bud, _ := m.Gauge().Budget(); m.Gauge().Size() > bud.ShedPoint*9/10 {
 					// b.N rounds of appends fill any window: start again.
 					b.StopTimer()
 					m = benchHistory(b, 10_000_000, rounds, 300)
@@ -60,7 +60,7 @@ func BenchmarkAppend(b *testing.B) {
 				}
 				m.H.Messages()
 				m.Sent()
-				m.Observe(m.Size(), 10)
+				m.Observe(m.Gauge().Size(), 10)
 			}
 		})
 	}
@@ -86,7 +86,7 @@ func BenchmarkShrink(b *testing.B) {
 		m := NewManager(&h, state.Window)
 		m.Restore(state)
 		m.Restored()
-		m.SetOutliner(base.outline)
+		m.Setup().Outliner(base.outline)
 		// Push it over the shed point with one more large round.
 		m.H.AddRound(Message{ToolCalls: []ToolCall{{ID: "big", Name: "read", Arguments: `{}`}}})
 		m.H.AddResult(&Result{CallID: "big", Tool: "read", Kind: KindRead, Text: lines(4000, "big"), Path: "big.go", Summary: "Read big.go"})
@@ -95,7 +95,7 @@ func BenchmarkShrink(b *testing.B) {
 		if !p.Shrink {
 			b.Fatal("no shrink due")
 		}
-		m.NoteRequest()
+		m.NoteRound()
 		if ev := m.Shrink(p, "note"); ev == nil {
 			b.Fatal("nothing shrank")
 		}

@@ -124,14 +124,22 @@ func (m Message) body() string {
 	return s
 }
 
+// Counting is the texts of the next request that the engine has not
+// counted (Uncounted), to count with its tokenizer in one call and hand
+// back with Set before Prepare.
+type Counting struct {
+	Texts []string
+	m     *Manager
+	items []toCount
+}
+
 // Uncounted lists the texts of the next request that the engine has not
 // counted: each message without a count, and the whole text of each result
-// of the newest round (what a cut shares out). Count them with the engine's
-// tokenizer, in one call, and pass the counts to SetCounts before Prepare.
-func (m *Manager) Uncounted() []string {
+// of the newest round (what a cut shares out).
+func (m *Manager) Uncounted() Counting {
 	h := m.H
 	msgs := h.Messages()
-	m.toCount = m.toCount[:0]
+	var items []toCount
 	seen := map[uint64]bool{}
 	add := func(text string, msg uint64) {
 		k := fnvString(fnvOffset, text)
@@ -139,7 +147,7 @@ func (m *Manager) Uncounted() []string {
 			return
 		}
 		seen[k] = true
-		m.toCount = append(m.toCount, toCount{text: text, msg: msg})
+		items = append(items, toCount{text: text, msg: msg})
 	}
 	for _, i := range h.unsettled {
 		if h.tokens[i] < 0 {
@@ -153,17 +161,18 @@ func (m *Manager) Uncounted() []string {
 			}
 		}
 	}
-	texts := make([]string, len(m.toCount))
-	for i, c := range m.toCount {
+	texts := make([]string, len(items))
+	for i, c := range items {
 		texts[i] = c.text
 	}
-	return texts
+	return Counting{Texts: texts, m: m, items: items}
 }
 
-// SetCounts records the tokenizer's counts of the texts Uncounted listed,
-// in its order. Counts of another length are ignored.
-func (m *Manager) SetCounts(tokens []int) {
-	if len(tokens) != len(m.toCount) {
+// Set records the tokenizer's counts of the texts, in their order.
+// Counts of another length are ignored.
+func (cn Counting) Set(tokens []int) {
+	m := cn.m
+	if m == nil || len(tokens) != len(cn.items) {
 		return
 	}
 	e := &m.est
@@ -171,7 +180,7 @@ func (m *Manager) SetCounts(tokens []int) {
 		e.texts = make(map[uint64]int)
 	}
 	chars, total := 0, 0
-	for i, c := range m.toCount {
+	for i, c := range cn.items {
 		n := tokens[i]
 		if n <= 0 {
 			continue
@@ -195,7 +204,6 @@ func (m *Manager) SetCounts(tokens []int) {
 		}
 		e.Density = d
 	}
-	m.toCount = m.toCount[:0]
 	m.H.recount()
 }
 

@@ -27,12 +27,12 @@ func (e engineModel) prompt(msgs []Message) int {
 
 // tokenize counts what Uncounted lists, as the engine's tokenizer would.
 func (e engineModel) tokenize(m *Manager) {
-	texts := m.Uncounted()
-	counts := make([]int, len(texts))
-	for i, t := range texts {
+	c := m.Uncounted()
+	counts := make([]int, len(c.Texts))
+	for i, t := range c.Texts {
 		counts[i] = e.text(t)
 	}
-	m.SetCounts(counts)
+	c.Set(counts)
 }
 
 // TestEngineCounts drives a manager with an engine that counts denser and
@@ -56,7 +56,7 @@ func TestEngineCounts(t *testing.T) {
 					}
 					msgs := m.H.Messages()
 					want := eng.prompt(msgs)
-					got := m.Size()
+					got := m.Gauge().Size()
 					// The second request teaches the template overhead.
 					// Without a tokenizer only the newest round is
 					// estimated, at the seed's pricing (never sparser
@@ -71,7 +71,7 @@ func TestEngineCounts(t *testing.T) {
 					reply := Message{Content: fmt.Sprintf("Reading file %d.", i), ToolCalls: []ToolCall{call(fmt.Sprint(i))}}
 					completion := eng.text(reply.body())
 					m.Observe(want, completion)
-					if got := m.Size(); got != want {
+					if got := m.Gauge().Size(); got != want {
 						t.Errorf("request %d: after the engine's report the size is %d, want its count %d", i, got, want)
 					}
 					m.AddRound(reply, completion)
@@ -101,7 +101,7 @@ func TestShrinkAtTheShedPoint(t *testing.T) {
 	for _, density := range []float64{2.5, 4.5} {
 		eng := engineModel{fixed: 900, density: density, overhead: 7}
 		m := session(16000)
-		b, _ := m.Budget()
+		b, _ := m.Gauge().Budget()
 		m.StartTurn("survey the files")
 		shrinks := 0
 		for i := 0; i < 40; i++ {
@@ -146,13 +146,13 @@ func TestOverflowSettlesTheRefusedRequest(t *testing.T) {
 	msgs = m.H.Messages()
 	m.Sent()
 	refused := eng.prompt(msgs)
-	m.SetWindow(16000)
-	m.LearnOverflow(refused)
-	if got := m.Size(); got != refused {
+	m.Setup().Window(16000)
+	m.Observe(refused, 0)
+	if got := m.Gauge().Size(); got != refused {
 		t.Fatalf("after the refusal the size is %d, the engine counted %d", got, refused)
 	}
 	_, fits := m.Refit()
-	b, _ := m.Budget()
+	b, _ := m.Gauge().Budget()
 	if !fits || !big.Cut {
 		t.Fatalf("Refit: fits %v, cut %v", fits, big.Cut)
 	}
@@ -160,13 +160,13 @@ func TestOverflowSettlesTheRefusedRequest(t *testing.T) {
 	if real > b.Usable || real < b.Usable*9/10 {
 		t.Errorf("the cut request has %d tokens by the engine's count; want just under the usable %d", real, b.Usable)
 	}
-	if got := m.Size(); abs(got-real) > real/50 {
+	if got := m.Gauge().Size(); abs(got-real) > real/50 {
 		t.Errorf("the cut request is priced at %d, the engine counts %d", got, real)
 	}
-	if mt := m.MaxTokens(); mt+real > b.Window {
+	if mt := m.Gauge().MaxTokens(); mt+real > b.Window {
 		t.Errorf("max_tokens %d does not fit the window with the prompt of %d", mt, real)
 	}
-	prefix, task := m.Floor()
+	prefix, task := m.Gauge().Floor()
 	if prefix <= 0 || task <= 0 || prefix+task > real {
 		t.Errorf("floor: prefix %d, task %d of a request of %d", prefix, task, real)
 	}
@@ -175,17 +175,17 @@ func TestOverflowSettlesTheRefusedRequest(t *testing.T) {
 func TestUncounted(t *testing.T) {
 	m := session(16000)
 	m.StartTurn("task")
-	texts := m.Uncounted()
-	if len(texts) != 2 || texts[0] != "system prompt" || texts[1] != "task" {
+	c := m.Uncounted()
+	if texts := c.Texts; len(texts) != 2 || texts[0] != "system prompt" || texts[1] != "task" {
 		t.Fatalf("the first request's uncounted texts: %q", texts)
 	}
-	m.SetCounts([]int{3})
-	if got := m.Uncounted(); len(got) != 2 {
+	c.Set([]int{3})
+	if got := m.Uncounted().Texts; len(got) != 2 {
 		t.Errorf("counts of the wrong length were taken: %q uncounted", got)
 	}
-	m.SetCounts([]int{3, 1})
-	if got := m.Uncounted(); len(got) != 0 {
-		t.Errorf("still uncounted after SetCounts: %q", got)
+	c.Set([]int{3, 1})
+	if got := m.Uncounted().Texts; len(got) != 0 {
+		t.Errorf("still uncounted after Set: %q", got)
 	}
 	m.Sent()
 	m.Observe(30, 5)
@@ -193,7 +193,7 @@ func TestUncounted(t *testing.T) {
 	r := readResult("a", "src/a.go", 10)
 	m.H.AddResult(r)
 	// The reply is counted (its completion tokens); the result is not.
-	if got := m.Uncounted(); len(got) != 1 || got[0] != r.Text {
+	if got := m.Uncounted().Texts; len(got) != 1 || got[0] != r.Text {
 		t.Errorf("uncounted after a round: %q", got)
 	}
 }
@@ -243,7 +243,7 @@ func TestCutAtTheTextsDensity(t *testing.T) {
 	m.H.AddResult(r)
 	eng.tokenize(m)
 	m.Prepare()
-	b, _ := m.Budget()
+	b, _ := m.Gauge().Budget()
 	real := eng.prompt(m.H.Messages())
 	if !r.Cut || real > b.Usable || real < b.Usable*9/10 {
 		t.Errorf("cut %v to a request of %d tokens by the engine's count, usable %d", r.Cut, real, b.Usable)

@@ -17,8 +17,8 @@ import (
 func TestRecutAfterShrink(t *testing.T) {
 	m := session(16000)
 	m.StartTurn("task")
-	b, _ := m.Budget()
-	for i := 0; m.Size() < b.ShedPoint*85/100; i++ {
+	b, _ := m.Gauge().Budget()
+	for i := 0; m.Gauge().Size() < b.ShedPoint*85/100; i++ {
 		id := fmt.Sprint(i)
 		m.AddRound(Message{ToolCalls: []ToolCall{call(id)}}, 20)
 		m.H.AddResult(readResult(id, fmt.Sprintf("src/f%d.go", i), 20))
@@ -39,13 +39,13 @@ func TestRecutAfterShrink(t *testing.T) {
 	if ev == nil || len(ev.Recut) != 1 {
 		t.Fatalf("the shrink did not cut the new read again: %+v", ev)
 	}
-	kept := m.Tokens(len(big.Shown()), false)
-	t.Logf("the read keeps %d bytes before the shrink, %d after (%d tokens; usable %d, request %d)", before, len(big.Shown()), kept, b.Usable, m.Size())
+	kept := m.Prices().Tokens(len(big.Shown()), false)
+	t.Logf("the read keeps %d bytes before the shrink, %d after (%d tokens; usable %d, request %d)", before, len(big.Shown()), kept, b.Usable, m.Gauge().Size())
 	if kept < b.Usable/4 {
 		t.Errorf("the read keeps %d tokens after the shrink, less than a quarter of usable (%d)", kept, b.Usable/4)
 	}
-	if m.Size() > b.Usable {
-		t.Errorf("the request is %d tokens after the recut, over the usable window %d", m.Size(), b.Usable)
+	if m.Gauge().Size() > b.Usable {
+		t.Errorf("the request is %d tokens after the recut, over the usable window %d", m.Gauge().Size(), b.Usable)
 	}
 	view := big.View
 	big.View, big.Cut = "old", true
@@ -63,9 +63,9 @@ func TestThrashGuardDenseSmallWindow(t *testing.T) {
 	eng := engineModel{fixed: 300, density: 2, overhead: 7}
 	m := NewManager(NewHistory(strings.Repeat("the system prompt and its repo map\n", 210), simTools), 8192)
 	m.StartTurn("task")
-	b, _ := m.Budget()
+	b, _ := m.Gauge().Budget()
 	shrinks, small := 0, 0
-	for i := 0; i < 30 && !m.Thrashing(); i++ {
+	for i := 0; i < 30 && !thrashing(m); i++ {
 		eng.tokenize(m)
 		if p := m.Prepare(); p.Shrink {
 			if ev := m.Shrink(p, ""); ev != nil {
@@ -82,12 +82,12 @@ func TestThrashGuardDenseSmallWindow(t *testing.T) {
 		m.AddRound(Message{ToolCalls: []ToolCall{{ID: id, Name: "read", Arguments: fmt.Sprintf(`{"path":"src/f%d.go"}`, i)}}}, 20)
 		m.H.AddResult(readResult(id, fmt.Sprintf("src/f%d.go", i), 30))
 	}
-	t.Logf("%d shrinks, %d of them freeing under a tenth of usable; stopped %v", shrinks, small, m.Thrashing())
+	t.Logf("%d shrinks, %d of them freeing under a tenth of usable; stopped %v", shrinks, small, thrashing(m))
 	if small < ThrashLimit {
 		t.Fatalf("setup: only %d shrinks freed little", small)
 	}
-	if m.Thrashing() {
-		t.Errorf("a survey of new files was stopped: %s", m.Stalled())
+	if stalled, why := m.Gauge().Stalled(); stalled {
+		t.Errorf("a survey of new files was stopped: %s", why)
 	}
 }
 

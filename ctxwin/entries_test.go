@@ -54,7 +54,7 @@ func declOutliner(r *Result, budget int) string {
 func shedAmong(t *testing.T, first, later []*Result) (*Manager, *Event) {
 	t.Helper()
 	m := session(32000)
-	m.SetOutliner(declOutliner)
+	m.Setup().Outliner(declOutliner)
 	m.StartTurn("the task")
 	send(m)
 	add := func(r *Result) {
@@ -146,7 +146,7 @@ func TestShedEntryNamesTheReadInView(t *testing.T) {
 	if !strings.Contains(b, "outline:\n  L1-10 func FirstOld()\n  L11-20 func F11()") {
 		t.Errorf("src/b.go changed since its shed read, yet its entry lost its outline:\n%s", b)
 	}
-	if got, want := m.Size(), ev.After; got > want+want/50 || got < want-want/50 {
+	if got, want := m.Gauge().Size(), ev.After; got > want+want/50 || got < want-want/50 {
 		t.Errorf("the request is %d tokens, the shed priced it at %d", got, want)
 	}
 }

@@ -114,7 +114,7 @@ func TestEventMessageGolden(t *testing.T) {
 	for _, tc := range messageCases {
 		t.Run(tc.name, func(t *testing.T) {
 			m := history(tc.window, tc.rounds...)
-			b, _ := m.Budget()
+			b, _ := m.Gauge().Budget()
 			d := m.plan(b, ReasonShedPoint, tc.note)
 			if d == nil {
 				t.Fatal("no shrink")

@@ -15,7 +15,7 @@ import (
 func TestFoldKeepsATaggedOpening(t *testing.T) {
 	for _, chunk := range []int{0, 64} {
 		m := session(16000)
-		m.SetChunkReuse(chunk)
+		m.Setup().ChunkReuse(chunk)
 		m.StartTurn("TASK: refactor the parser")
 		for folded := false; !folded; {
 			p := fill(t, m, 60)
@@ -27,7 +27,7 @@ func TestFoldKeepsATaggedOpening(t *testing.T) {
 		}
 	}
 	m := session(16000)
-	m.SetChunkReuse(8)
+	m.Setup().ChunkReuse(8)
 	m.StartTurn("TASK: refactor the parser")
 	var tags []byte
 	var before []Message
@@ -36,7 +36,7 @@ func TestFoldKeepsATaggedOpening(t *testing.T) {
 		p := fill(t, m, 60)
 		before = m.H.Messages()
 		if p.Note {
-			m.NoteRequest()
+			m.NoteRound()
 			m.Sent()
 		}
 		ev := m.Shrink(p, "a note")
@@ -129,14 +129,14 @@ func TestOpeningKeepsTheReplyAfterIt(t *testing.T) {
 // reasons at length and every large-th read is large, through 4 folds.
 func openingKeepsReply(t *testing.T, window, long, large int) {
 	m := session(window)
-	m.SetChunkReuse(8)
+	m.Setup().ChunkReuse(8)
 	m.StartTurn("TASK: explain the parser")
 	folds := 0
 	for i := 0; folds < 4 && i < 400; i++ {
 		if p := m.Prepare(); p.Shrink {
 			before := m.H.Messages()
 			if p.Note {
-				m.NoteRequest()
+				m.NoteRound()
 				m.Sent()
 			}
 			ev := m.Shrink(p, "a note")

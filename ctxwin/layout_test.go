@@ -74,7 +74,7 @@ func TestShedListsAFileOutlineOnce(t *testing.T) {
 		t.Fatalf("the shed took %d more reads of src/same.go and %d of other files; want some of each:\n%s", refs, others, msg)
 	}
 	// The estimate priced the message as written.
-	if got, want := m.Size(), ev.After; got > want+want/50 || got < want-want/50 {
+	if got, want := m.Gauge().Size(), ev.After; got > want+want/50 || got < want-want/50 {
 		t.Errorf("the request is %d tokens, the shed priced it at %d", got, want)
 	}
 }

@@ -1,10 +1,5 @@
 package ctxwin
 
-import (
-	"fmt"
-	"strings"
-)
-
 // Shrink reasons.
 const (
 	ReasonShedPoint = "shed point"
@@ -20,13 +15,19 @@ const NotePrompt = "The context window is full: older rounds are about to be fol
 	"Be concise and specific. Do not call tools."
 
 // Manager holds a conversation's history and decides, request by request,
-// what the model sees. Its settings are set with Configure and SetWindow,
+// what the model sees. Its settings are set through Setup (setup.go),
 // and what it learns is saved and restored with State and Restore
 // (state.go); H is the history it renders. Not safe for concurrent use.
+//
+// A turn goes: StartTurn; then, for each request, Prepare, the note round
+// when the plan says so (NoteRound), Shrink(plan, note) when it says a
+// shrink is due, Sent, the engine's answer (Observe, AddRound) and the
+// results (H.AddResult). Gauge reads the request, Setup sets what the
+// manager works with, Prices prices text.
 type Manager struct {
 	H *History
 
-	window int // the context window in tokens; 0 when unknown (docs/design.md §3.9); written by SetWindow only
+	window int // the context window in tokens; 0 when unknown (docs/design.md §3.9); written by Setup.Window only
 	// settings are the limits of Configure.
 	outputLimit, maxTokensSetting, reasoningRounds int
 	est                                            Estimator
@@ -39,23 +40,15 @@ type Manager struct {
 	plans int
 
 	lastSentChars int
-	// toCount is what Uncounted listed, for SetCounts.
-	toCount []toCount
 	// chunkReuse is the n_cache_reuse of the engine's chunk scan, 0 when
-	// none runs (SetChunkReuse).
+	// none runs (Setup.ChunkReuse).
 	chunkReuse int
 }
-
-// SetChunkReuse records the smallest chunk, in tokens, that the engine's
-// chunk scan reuses after a deletion (llama.cpp's n_cache_reuse; 0 when it
-// runs none). A fold keeps an event's opening where it deletes only when
-// the scan reuses a run that short (foldMarks).
-func (m *Manager) SetChunkReuse(tokens int) { m.chunkReuse = max(tokens, 0) }
 
 // NewManager starts a conversation.
 func NewManager(h *History, window int) *Manager {
 	m := &Manager{H: h, reasoningRounds: 2}
-	m.SetWindow(window)
+	m.Setup().Window(window)
 	h.est = &m.est
 	return m
 }
@@ -69,17 +62,18 @@ func (m *Manager) Restored() {
 	m.H.markSent()
 }
 
-// Budget is the current division of the window; ok is false when no
+// budget is the current division of the window; ok is false when no
 // window is known.
-func (m *Manager) Budget() (b Budget, ok bool) {
+func (m *Manager) budget() (b Budget, ok bool) {
 	if m.window <= 0 {
 		return Budget{}, false
 	}
 	return NewBudget(m.window, m.reserve.Tokens(m.window)), true
 }
 
-// Size estimates the next request in tokens, as shed and fold decisions see it.
-func (m *Manager) Size() int {
+// requestSize estimates the next request in tokens, as shed and fold
+// decisions see it.
+func (m *Manager) requestSize() int {
 	m.H.Messages()
 	return m.size()
 }
@@ -92,22 +86,6 @@ func (m *Manager) size() int {
 	return m.fixedTokens() + h.sumCounted + m.est.Tokens(h.sumCarried, true) + m.est.Tokens(fresh, false) +
 		h.uncounted*m.est.overhead()
 }
-
-// Tokens prices chars bytes as the shed and fold decisions do: carried
-// bytes at the learned ratio, new ones at the density of new text.
-func (m *Manager) Tokens(chars int, carried bool) int { return m.est.Tokens(chars, carried) }
-
-// MessageTokens prices a message as the next request will count it.
-func (m *Manager) MessageTokens(msg Message) int { return m.est.MessageTokens(msg) }
-
-// ToolTokens prices the tool definitions; carried as in Tokens.
-func (m *Manager) ToolTokens(tools []ToolSpec, carried bool) int {
-	return m.est.ToolTokens(tools, carried)
-}
-
-// LearnedRatio is the ratio of the engine's counts to the baseline
-// estimate, 1 before any report.
-func (m *Manager) LearnedRatio() float64 { return m.est.LearnedRatio() }
 
 // Plan is what the next request needs before it can be sent, as Prepare
 // found it, and the shrink it planned, which Shrink carries out after the
@@ -143,17 +121,17 @@ type planned struct {
 // plans it.
 func (m *Manager) Prepare() Plan {
 	m.plans++
-	b, ok := m.Budget()
+	b, ok := m.budget()
 	if !ok {
 		ev := m.noWindowEvent()
 		if ev != nil {
 			m.Apply(ev)
-			ev.After = m.Size()
+			ev.After = m.requestSize()
 		}
-		return Plan{Size: m.Size(), Applied: ev}
+		return Plan{Size: m.requestSize(), Applied: ev}
 	}
 	m.cutNewest(b, 0)
-	size := m.Size()
+	size := m.requestSize()
 	p := Plan{Size: size}
 	if size <= b.ShedPoint {
 		return p
@@ -166,34 +144,35 @@ func (m *Manager) Prepare() Plan {
 	return p
 }
 
-// NoteFits reports whether the note request of a fold on demand fits.
-func (m *Manager) NoteFits() bool {
-	b, ok := m.Budget()
-	return ok && m.noteFits(b)
+// NoteRound is the note round's request: the current request plus the
+// note prompt, so the engine reuses the cached prefix; the cap of its
+// answer, which leads a recap of at most the recap budget; and whether it
+// fits the window with room for a short answer (a request already too
+// large skips the note round). Fits is false without a known window.
+type NoteRound struct {
+	Messages  []Message
+	MaxTokens int
+	Fits      bool
+}
+
+// NoteRound is the note round of a fold due now.
+func (m *Manager) NoteRound() NoteRound {
+	r := NoteRound{Messages: append(m.H.Messages(), Message{Role: RoleUser, Content: NotePrompt})}
+	b, ok := m.budget()
+	if !ok {
+		return r
+	}
+	size := m.requestSize() + m.est.Tokens(len(NotePrompt), false)
+	r.MaxTokens = min(max(b.Recap, AnswerFloor(b.Window, b.Reserve)), MaxTokens(m.window, size, m.outputLimit, m.maxTokensSetting))
+	r.Fits = m.noteFits(b)
+	return r
 }
 
 // noteFits reports whether the note request fits the window with room
 // for a short answer; a request already too large skips the note round.
 func (m *Manager) noteFits(b Budget) bool {
-	need := m.Size() + m.est.Tokens(len(NotePrompt)+len(RoleUser), false) + ReplyMargin + AnswerFloor(b.Window, b.Reserve)
+	need := m.requestSize() + m.est.Tokens(len(NotePrompt)+len(RoleUser), false) + ReplyMargin + AnswerFloor(b.Window, b.Reserve)
 	return need <= b.Window
-}
-
-// NoteRequest is the note round's messages: the current request plus the
-// note prompt, so the engine reuses the cached prefix.
-func (m *Manager) NoteRequest() []Message {
-	return append(m.H.Messages(), Message{Role: RoleUser, Content: NotePrompt})
-}
-
-// NoteMaxTokens caps the note's answer: it leads a recap of at most the
-// recap budget.
-func (m *Manager) NoteMaxTokens() int {
-	b, ok := m.Budget()
-	if !ok {
-		return 0
-	}
-	size := m.Size() + m.est.Tokens(len(NotePrompt), false)
-	return min(max(b.Recap, AnswerFloor(b.Window, b.Reserve)), MaxTokens(m.window, size, m.outputLimit, m.maxTokensSetting))
 }
 
 // Shrink carries out the shrink Prepare planned (p.Shrink): it sheds and,
@@ -219,7 +198,7 @@ func (m *Manager) ShrinkToFit() *Event { return m.shrink(nil, "", ReasonOverflow
 // plans one for reason when d is nil, then writes its message, applies it
 // and cuts the newest round again to the room it made.
 func (m *Manager) shrink(d *draft, note, reason string) *Event {
-	b, ok := m.Budget()
+	b, ok := m.budget()
 	if !ok {
 		return nil
 	}
@@ -236,7 +215,7 @@ func (m *Manager) shrink(d *draft, note, reason string) *Event {
 	folded := m.H.Folded
 	m.Apply(ev)
 	m.recut(b, ev)
-	prefix, task := m.Floor()
+	prefix, task := m.floor()
 	m.progress.judge(m.H, ev, folded, b, prefix+task)
 	return ev
 }
@@ -271,12 +250,12 @@ func (m *Manager) recut(b Budget, ev *Event) {
 	// time, off the room, three times at most. (It stays over when the rest
 	// of the request alone is: no cut can help then.)
 	ceil := b.ShedPoint
-	if now := m.Size(); now >= ceil {
+	if now := m.requestSize(); now >= ceil {
 		return
 	}
 	for slack, k := b.Usable-ceil, 0; k < 4; k++ {
 		m.cutNewest(b, slack)
-		over := m.Size() - ceil
+		over := m.requestSize() - ceil
 		if over <= 0 {
 			break
 		}
@@ -316,7 +295,7 @@ func (m *Manager) AddRound(reply Message, completionTokens int) *Item {
 // CanCompact reports whether a fold on demand would fold anything, and
 // the message to show when it would not.
 func (m *Manager) CanCompact() (ok bool, why string) {
-	b, known := m.Budget()
+	b, known := m.budget()
 	if !known {
 		return false, "Nothing to fold against: the context window is unknown (set contextWindow or REIKA_CONTEXT_WINDOW)"
 	}
@@ -329,7 +308,7 @@ func (m *Manager) CanCompact() (ok bool, why string) {
 // Compact folds on demand: the oldest items fold into the recap, keeping
 // the newest that fit in the fold keeps. It returns nil when nothing folds.
 func (m *Manager) Compact(note string) *Event {
-	b, ok := m.Budget()
+	b, ok := m.budget()
 	if !ok {
 		return nil
 	}
@@ -339,7 +318,7 @@ func (m *Manager) Compact(note string) *Event {
 	}
 	ev := d.layout()
 	m.Apply(ev)
-	ev.After = m.Size()
+	ev.After = m.requestSize()
 	return ev
 }
 
@@ -355,76 +334,15 @@ func (m *Manager) Sent() {
 // Observe learns from the engine's report of the last sent request:
 // promptTokens (0 when the engine reported none) are shared out over the
 // request's messages (count.go) and teach the ratio; the completion size (0
-// when unknown) teaches the reserve. Add the reply with AddRound.
+// when unknown) teaches the reserve. Add the reply with AddRound. After an
+// engine's refusal of the request, pass the prompt tokens it counted (0 if
+// unstated) and no completion.
 func (m *Manager) Observe(promptTokens, completionTokens int) {
 	m.attribute(promptTokens)
 	m.est.Learn(promptTokens, m.lastSentChars)
 	if completionTokens > 0 {
 		m.reserve.Observe(completionTokens)
 	}
-}
-
-// LearnOverflow learns from an engine's refusal of the last sent request:
-// the prompt tokens it counted (0 if unstated).
-func (m *Manager) LearnOverflow(promptTokens int) {
-	m.attribute(promptTokens)
-	m.est.Learn(promptTokens, m.lastSentChars)
-}
-
-// MaxTokens is the max_tokens of the next request. Until an engine has
-// reported a prompt's size the estimate prices every byte as new, at up to
-// 1.6 characters a token, which can put the fixed prefix alone above a
-// small window (max_tokens 1, a reply cut after one token); so until then
-// max_tokens is at least the generation reserve, the room the budget holds
-// for the reply. It is never below AnswerFloor (but under the model's
-// output limit and REIKA_MAX_TOKENS): a request that cannot leave that
-// much is not sent (AnswerRoom).
-func (m *Manager) MaxTokens() int {
-	prompt := m.Size()
-	if b, ok := m.Budget(); ok {
-		prompt = min(prompt, b.Window-ReplyMargin-AnswerFloor(b.Window, b.Reserve))
-		if m.est.Samples == 0 {
-			prompt = min(prompt, b.Window-b.Reserve-ReplyMargin)
-		}
-	}
-	return MaxTokens(m.window, prompt, m.outputLimit, m.maxTokensSetting)
-}
-
-// AnswerRoom is what the window leaves the next request's answer, in
-// tokens (the window less the request; negative when the request is
-// over), and the floor it must clear (AnswerFloor). ReplyMargin is not
-// taken off: it guards the estimate, and the room is judged only on the
-// engine's counts. measured
-// says the request's size rests on the engine's counts (a report of a
-// request, or its tokenizer's counts), not on the estimate alone, which
-// prices new bytes at up to 1.6 characters a token and can put a first
-// request over a window it fits. ok is false when no window is known.
-func (m *Manager) AnswerRoom() (room, floor int, measured, ok bool) {
-	b, ok := m.Budget()
-	if !ok {
-		return 0, 0, false, false
-	}
-	return b.Window - m.Size(), AnswerFloor(b.Window, b.Reserve), m.est.Samples > 0 || m.est.Density > 0, true
-}
-
-// WindowFor is the smallest window, in steps of 1024 tokens, whose usable
-// window (with the reserve this session would hold on it) holds tokens
-// twice: the fixed prefix and the task, and as much again for the work.
-func (m *Manager) WindowFor(tokens int) int {
-	w := 1024
-	for 2*tokens > w-m.reserve.Tokens(w) {
-		w += 1024
-	}
-	return w
-}
-
-// Chip is the status chip of the next request.
-func (m *Manager) Chip() Chip {
-	b, ok := m.Budget()
-	if !ok {
-		return NewChip(m.Size(), nil)
-	}
-	return NewChip(m.Size(), &b)
 }
 
 // costs prices each item's messages (with what events appended after it),
@@ -475,20 +393,20 @@ func (m *Manager) cutNewest(b Budget, slack int) {
 // point, without a note. It returns the shrink (nil when none was needed or
 // possible) and whether the request now leaves the reserve free.
 func (m *Manager) Refit() (ev *Event, fits bool) {
-	b, ok := m.Budget()
+	b, ok := m.budget()
 	if !ok {
 		return nil, false
 	}
 	if p := m.Prepare(); p.Shrink {
 		ev = m.ShrinkToFit()
 	}
-	return ev, m.Size() <= b.Usable
+	return ev, m.requestSize() <= b.Usable
 }
 
-// Floor is what no shrink can remove from a request: the fixed prefix (the
+// floor is what no shrink can remove from a request: the fixed prefix (the
 // fixed part and the system message) and the task (the current turn's
 // prompt and the results that define it), in tokens.
-func (m *Manager) Floor() (prefix, task int) {
+func (m *Manager) floor() (prefix, task int) {
 	h := m.H
 	h.Messages()
 	prefix = m.fixedTokens()
@@ -512,52 +430,4 @@ func (m *Manager) Floor() (prefix, task int) {
 		}
 	}
 	return prefix, task
-}
-
-// Describe names message i of the last rendering, for the debug line.
-func (m *Manager) Describe(i int) string {
-	h := m.H
-	switch o := h.Owner(i); {
-	case o == -1:
-		return "the system message"
-	case o == -2:
-		return "the recap"
-	case o < 0:
-		return fmt.Sprintf("message %d", i)
-	default:
-		it := h.Items[o]
-		// Which message of the item: the reply, a result, or what an event
-		// appended after it.
-		msg := h.msgs[i]
-		first := i
-		for first > 0 && h.Owner(first-1) == o {
-			first--
-		}
-		k := i - first
-		after := fmt.Sprintf("round %d", it.Round)
-		if !it.IsRound() {
-			after = fmt.Sprintf("the prompt of turn %d", it.Turn)
-		}
-		switch {
-		case k > 0 && msg.Role == RoleUser && msg.Content == NotePrompt:
-			return "the note prompt after " + after
-		case k > 0 && IsAside(msg):
-			return "the message of the shrink after " + after
-		case k > 0 && msg.Role == RoleAssistant:
-			return "the note after " + after
-		case !it.IsRound():
-			return fmt.Sprintf("the prompt of turn %d", it.Turn)
-		case k == 0:
-			return fmt.Sprintf("the reply of round %d", it.Round)
-		case k-1 < len(it.Results):
-			r := it.Results[k-1]
-			what := strings.TrimSpace(r.Summary)
-			if what == "" {
-				what = r.Tool
-			}
-			return fmt.Sprintf("the result of %s in round %d", what, it.Round)
-		default:
-			return fmt.Sprintf("the notice after round %d", it.Round)
-		}
-	}
 }

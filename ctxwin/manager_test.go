@@ -13,7 +13,7 @@ import (
 // session builds a manager with a small fixed prefix.
 func session(window int) *Manager {
 	m := NewManager(NewHistory("system prompt", simTools), window)
-	m.SetOutliner(func(r *Result, budget int) string {
+	m.Setup().Outliner(func(r *Result, budget int) string {
 		return fmt.Sprintf("L1-20 func Outline%s()", strings.TrimSuffix(strings.TrimPrefix(r.Path, "src/"), ".go"))
 	})
 	return m
@@ -79,8 +79,8 @@ func TestCutPriorities(t *testing.T) {
 	if !strings.Contains(old.View, "Read src/a.go with start_line and end_line") {
 		t.Error("a cut read does not say how to read the rest")
 	}
-	b, _ := m.Budget()
-	if size := m.Size(); size > b.Usable {
+	b, _ := m.Gauge().Budget()
+	if size := m.Gauge().Size(); size > b.Usable {
 		t.Errorf("request of %d tokens after the cut, usable %d", size, b.Usable)
 	}
 	if big1.Text != lines(2000, "bash1") {
@@ -98,7 +98,7 @@ func TestCutRestoresWithRoom(t *testing.T) {
 	if !r.Cut {
 		t.Fatal("a 3000-line read in a 16k window was not cut")
 	}
-	m.SetWindow(10_000_000)
+	m.Setup().Window(10_000_000)
 	m.Prepare()
 	if r.Cut || r.Shown() != r.Text {
 		t.Error("more room did not restore the result whole")
@@ -139,9 +139,9 @@ func TestShedOldestFirstLargeBeforeSmall(t *testing.T) {
 	if ev == nil || ev.Fold != nil || len(ev.Shed) == 0 {
 		t.Fatalf("want a shed-only event, got %+v", ev)
 	}
-	b, _ := m.Budget()
-	if m.Size() > b.ShedTarget {
-		t.Errorf("shed stopped at %d tokens, target %d", m.Size(), b.ShedTarget)
+	b, _ := m.Gauge().Budget()
+	if m.Gauge().Size() > b.ShedTarget {
+		t.Errorf("shed stopped at %d tokens, target %d", m.Gauge().Size(), b.ShedTarget)
 	}
 	// Large payloads first: the small grep survives while large reads are shed.
 	small := m.H.Items[1].Results[0]
@@ -196,7 +196,7 @@ func TestShedOldestFirstLargeBeforeSmall(t *testing.T) {
 		}
 	}
 	if d.Index != first {
-		t.Errorf("the request diverges at message %d (%s), want %d, where round 2 was", d.Index, m.Describe(d.Index), first)
+		t.Errorf("the request diverges at message %d (%s), want %d, where round 2 was", d.Index, m.Gauge().Describe(d.Index), first)
 	}
 }
 
@@ -231,7 +231,7 @@ func TestFoldNoteRecapAndAppend(t *testing.T) {
 		t.Fatal("a fold is due but the note round is skipped")
 	}
 	prev := m.H.Messages()
-	nr := m.NoteRequest()
+	nr := m.NoteRound().Messages
 	if !Diverge(prev, nr).Append || len(nr) != len(prev)+1 {
 		t.Fatal("the note request is not the current request plus the note prompt")
 	}
@@ -256,12 +256,12 @@ func TestFoldNoteRecapAndAppend(t *testing.T) {
 	if after[n-3].Content != NotePrompt || after[n-2].Content != "NOTE: the parser lives in src/f3.go" || !strings.Contains(after[n-1].Content, rc) {
 		t.Errorf("the request does not end with the note round and the fold's message: %q", after[n-3:])
 	}
-	b, _ := m.Budget()
+	b, _ := m.Gauge().Budget()
 	if tok := m.est.Tokens(len(rc), false); tok > b.Recap+b.Recap/10 {
 		t.Errorf("recap of %d tokens, budget %d", tok, b.Recap)
 	}
-	if m.Size() > b.ShedTarget {
-		t.Errorf("%d tokens after the fold, target %d", m.Size(), b.ShedTarget)
+	if m.Gauge().Size() > b.ShedTarget {
+		t.Errorf("%d tokens after the fold, target %d", m.Gauge().Size(), b.ShedTarget)
 	}
 	// Events newest first, without the reads, searches and pages the
 	// other lists name.
@@ -357,7 +357,7 @@ func TestThrashGuard(t *testing.T) {
 	m.StartTurn("task")
 	send(m)
 	folds := 0
-	for i := 0; i < 400 && !m.Thrashing(); i++ {
+	for i := 0; i < 400 && !thrashing(m); i++ {
 		p := m.Prepare()
 		if p.Shrink {
 			if ev := m.Shrink(p, ""); ev != nil && ev.Fold != nil {
@@ -371,14 +371,14 @@ func TestThrashGuard(t *testing.T) {
 		m.H.AddRound(Message{Content: lines(120, "essay"), ToolCalls: []ToolCall{call(id)}})
 		m.H.AddResult(&Result{CallID: id, Tool: "grep", Kind: KindGrep, Text: "no matches"})
 	}
-	if !m.Thrashing() {
+	if !thrashing(m) {
 		t.Fatalf("a session that refills right after every fold was not stopped (%d folds)", folds)
 	}
 	if folds > ThrashLimit+1 {
 		t.Errorf("stopped after %d folds, want %d", folds, ThrashLimit+1)
 	}
 	m.StartTurn("another task")
-	if m.Thrashing() {
+	if thrashing(m) {
 		t.Error("a new turn did not clear the guard")
 	}
 }
@@ -398,7 +398,7 @@ func TestOverflowShrinks(t *testing.T) {
 	// The engine refuses the request: the prompt is far bigger than
 	// estimated.
 	m.Sent()
-	m.LearnOverflow(16500)
+	m.Observe(16500, 0)
 	ev := m.ShrinkToFit()
 	if ev == nil {
 		t.Fatal("an overflow shrank nothing")
@@ -442,8 +442,8 @@ func TestPersistAndReplay(t *testing.T) {
 	if !sameMessages(back.H.Messages(), m.H.Messages()) {
 		t.Fatal("a restored manager renders a different request")
 	}
-	if back.Size() > m.Size()+m.Size()/20 {
-		t.Errorf("restored size %d, live %d: restored messages should count as carried", back.Size(), m.Size())
+	if back.Gauge().Size() > m.Gauge().Size()+m.Gauge().Size()/20 {
+		t.Errorf("restored size %d, live %d: restored messages should count as carried", back.Gauge().Size(), m.Gauge().Size())
 	}
 	// Events replay onto the same items.
 	ev := events[len(events)-1]
@@ -487,12 +487,12 @@ func TestFirstMaxTokensLeavesRoomToAnswer(t *testing.T) {
 		{4096, 300, 300}, // REIKA_MAX_TOKENS still caps it
 	} {
 		m := NewManager(NewHistory(system, nil), tc.window)
-		m.Configure(Settings{MaxTokens: tc.setting, ReasoningRounds: 2})
+		m.Setup().Configure(Settings{MaxTokens: tc.setting, ReasoningRounds: 2})
 		m.StartTurn("go")
-		if est := m.Size(); tc.window == 4096 && est < tc.window {
+		if est := m.Gauge().Size(); tc.window == 4096 && est < tc.window {
 			t.Fatalf("the prefix is estimated at %d tokens, want over the window to test the floor", est)
 		}
-		if got := m.MaxTokens(); got < tc.want || tc.setting > 0 && got != tc.setting {
+		if got := m.Gauge().MaxTokens(); got < tc.want || tc.setting > 0 && got != tc.setting {
 			t.Errorf("window %d: max_tokens %d before any report, want at least %d", tc.window, got, tc.want)
 		}
 		// Once the engine has counted a prompt, the estimate is trusted: a
@@ -500,12 +500,12 @@ func TestFirstMaxTokensLeavesRoomToAnswer(t *testing.T) {
 		// max_tokens never goes below the floor (but under the setting).
 		m.Sent()
 		m.Observe(tc.window-200, 10)
-		b, _ := m.Budget()
+		b, _ := m.Gauge().Budget()
 		floor := AnswerFloor(tc.window, b.Reserve)
-		if got, want := m.MaxTokens(), MaxTokens(tc.window, tc.window-ReplyMargin-floor, 0, tc.setting); got != want {
+		if got, want := m.Gauge().MaxTokens(), MaxTokens(tc.window, tc.window-ReplyMargin-floor, 0, tc.setting); got != want {
 			t.Errorf("window %d: max_tokens %d after a report, want %d, the floor", tc.window, got, want)
 		}
-		if room, fl, measured, ok := m.AnswerRoom(); !ok || !measured || room >= fl || fl != floor {
+		if room, fl, measured, ok := m.Gauge().AnswerRoom(); !ok || !measured || room >= fl || fl != floor {
 			t.Errorf("window %d: answer room %d, floor %d (measured %v): want below the floor %d, measured", tc.window, room, fl, measured, floor)
 		}
 	}

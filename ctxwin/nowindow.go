@@ -35,7 +35,7 @@ func (m *Manager) noWindowEvent() *Event {
 	if len(d.ev.Shed) == 0 {
 		return nil
 	}
-	d.ev.Before = m.Size()
+	d.ev.Before = m.requestSize()
 	if len(d.entries) == 0 {
 		return d.ev // reasoning only: nothing to say
 	}

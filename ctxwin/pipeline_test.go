@@ -101,7 +101,7 @@ func TestStepNote(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := history(tt.window, tt.rounds...)
-			b, _ := m.Budget()
+			b, _ := m.Gauge().Budget()
 			later := m.plan(b, ReasonShedPoint, "")
 			if later == nil || (later.ev.Fold != nil) != tt.fold {
 				t.Fatalf("the plan %+v, want a fold %v", later, tt.fold)
@@ -153,7 +153,7 @@ func TestStepMessage(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := history(tt.window, tt.rounds...)
-			b, _ := m.Budget()
+			b, _ := m.Gauge().Budget()
 			d := m.plan(b, ReasonShedPoint, "NOTE")
 			if d == nil {
 				t.Fatal("no shrink")
@@ -178,7 +178,7 @@ func TestStepMessage(t *testing.T) {
 			}
 			// The request as the event leaves it is what the step priced.
 			m.Apply(ev)
-			if got := m.Size(); got > ev.After+ev.After/50 || got < ev.After-ev.After/50 {
+			if got := m.Gauge().Size(); got > ev.After+ev.After/50 || got < ev.After-ev.After/50 {
 				t.Errorf("the request is %d tokens, the message step priced it at %d", got, ev.After)
 			}
 		})
@@ -211,7 +211,7 @@ func TestReuseAfterFold(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			m := history(24000, rd{reads: []int{small}}, rd{reads: []int{small}}, rd{think: tt.think, reads: []int{small}},
 				rd{reads: []int{small}}, rd{reads: []int{small}})
-			m.SetChunkReuse(tt.reuse)
+			m.Setup().ChunkReuse(tt.reuse)
 			// An earlier shed's message after round 1.
 			m.H.Items[itemOf(m, 1)].After = &Aside{Message: contextMark(1) + " To fit the context window, older tool results were shed.\n- round 0: `x`"}
 			m.H.invalidate()

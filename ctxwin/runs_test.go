@@ -33,13 +33,13 @@ func TestFoldKeepsTheReplyAfterTheRecap(t *testing.T) {
 // kept a reply whole right after a deletion.
 func foldKeepsReplies(t *testing.T, window, turnLen, small int) int {
 	m := session(window)
-	m.SetChunkReuse(8)
+	m.Setup().ChunkReuse(8)
 	kept := 0
 	for i := 0; i < 300; i++ {
 		if p := m.Prepare(); p.Shrink {
 			before := m.H.Messages()
 			if p.Note {
-				m.NoteRequest()
+				m.NoteRound()
 				m.Sent()
 			}
 			m.Shrink(p, "a note")

@@ -37,7 +37,7 @@ func newSim(t *testing.T, seed int64, window int) *sim {
 	rng := rand.New(rand.NewSource(seed))
 	h := NewHistory("You are a coding agent.\n"+strings.Repeat("repo map line\n", 50), simTools)
 	m := NewManager(h, window)
-	m.SetOutliner(func(r *Result, budget int) string {
+	m.Setup().Outliner(func(r *Result, budget int) string {
 		var b strings.Builder
 		for i := 1; b.Len() < budget-40 && i < 30; i++ {
 			fmt.Fprintf(&b, "L%d-%d func F%d()\n", i*10, i*10+8, i)
@@ -45,7 +45,7 @@ func newSim(t *testing.T, seed int64, window int) *sim {
 		return b.String()
 	})
 	if seed%2 == 1 {
-		m.SetChunkReuse(8) // folds keep events' openings
+		m.Setup().ChunkReuse(8) // folds keep events' openings
 	}
 	return &sim{t: t, rng: rng, m: m, cpt: 2.5 + rng.Float64()*2.5}
 }
@@ -77,7 +77,7 @@ func (s *sim) request() []Message {
 	if p.Shrink {
 		note := ""
 		if p.Fold && p.Note {
-			nr := s.m.NoteRequest()
+			nr := s.m.NoteRound().Messages
 			if d := Diverge(s.prev, nr); !d.Append {
 				t.Fatalf("request %d: the note request is not an append of the previous request (diverges at %d)", s.reqs, d.Index)
 			}
@@ -98,9 +98,9 @@ func (s *sim) request() []Message {
 			// Unless keeping the reply whole would not fit, or would add
 			// more than a fold keeps a reply whole for.
 			if i, r := reasoningAfterDeletion(before, s.m.H.Messages()); i >= 0 {
-				b, _ := s.m.Budget()
-				if gain := s.m.Tokens(len(r), true); s.m.Size()+gain <= b.Usable && gain <= openingReplyKeep {
-					t.Errorf("request %d: the shrink deleted the reasoning of message %d right after another deletion (size %d, usable %d)", s.reqs, i, s.m.Size(), b.Usable)
+				b, _ := s.m.Gauge().Budget()
+				if gain := s.m.Prices().Tokens(len(r), true); s.m.Gauge().Size()+gain <= b.Usable && gain <= openingReplyKeep {
+					t.Errorf("request %d: the shrink deleted the reasoning of message %d right after another deletion (size %d, usable %d)", s.reqs, i, s.m.Gauge().Size(), b.Usable)
 				}
 			}
 			if ev.Fold != nil {
@@ -136,13 +136,13 @@ func (s *sim) request() []Message {
 
 func (s *sim) check(msgs []Message, ev *Event) {
 	t := s.t
-	b, known := s.m.Budget()
+	b, known := s.m.Gauge().Budget()
 	if s.prev != nil {
 		d := Diverge(s.prev, msgs)
 		if !d.Append {
 			s.diverg++
 			if ev == nil {
-				t.Fatalf("request %d rewrote message %d (%s) without a shrink event", s.reqs, d.Index, s.m.Describe(d.Index))
+				t.Fatalf("request %d rewrote message %d (%s) without a shrink event", s.reqs, d.Index, s.m.Gauge().Describe(d.Index))
 			}
 		} else if ev != nil && known {
 			t.Fatalf("request %d: a shrink event left the request an append", s.reqs)
@@ -206,7 +206,7 @@ func (s *sim) check(msgs []Message, ev *Event) {
 		// no shrink may touch (the fixed prefix, the current round, a task
 		// prompt that folding would only grow) does not: then nothing more
 		// can be shed or folded.
-		if size := s.m.Size(); size > b.Usable {
+		if size := s.m.Gauge().Size(); size > b.Usable {
 			if more := s.m.plan(b, ReasonOverflow, ""); more != nil {
 				costs, fixed := s.m.costs()
 				t.Fatalf("request %d: %d tokens after a shrink (%d sheds, fold %v), usable %d (fixed %d, current round %d), and more could go: %d sheds, fold %v",
@@ -427,7 +427,7 @@ func TestAppendOnlyBelowShedPoint(t *testing.T) {
 
 func TestNoWindowSessions(t *testing.T) {
 	s := newSim(t, 7, 0)
-	s.m.Configure(Settings{ReasoningRounds: 2})
+	s.m.Setup().Configure(Settings{ReasoningRounds: 2})
 	s.startTurn()
 	for r := 0; r < 40; r++ {
 		s.request()
@@ -457,13 +457,13 @@ func TestNoWindowSessions(t *testing.T) {
 		}
 		s.round()
 	}
-	if c := s.m.Chip(); strings.Contains(c.Text, "%") || c.Window != 0 {
+	if c := s.m.Gauge().Chip(); strings.Contains(c.Text, "%") || c.Window != 0 {
 		t.Errorf("no-window chip %+v", c)
 	}
 	if ok, why := s.m.CanCompact(); ok || !strings.Contains(why, "Nothing to fold against") {
 		t.Errorf("compact without a window: %v %q", ok, why)
 	}
-	if got := s.m.MaxTokens(); got != 0 {
+	if got := s.m.Gauge().MaxTokens(); got != 0 {
 		t.Errorf("max_tokens without a window %d, want 0 (left to the server)", got)
 	}
 	for _, it := range s.m.H.Items {

@@ -1,8 +1,8 @@
 package ctxwin
 
-// What a Manager is set to and what it learns, behind methods: the agent
-// sets the window (SetWindow, its one writer) and the limits of its
-// settings (Configure), and a session log saves what the manager learned
+// What a Manager is set to and what it learns: the agent sets the window
+// (Setup.Window, its one writer) and the limits of its settings
+// (Setup.Configure), and a session log saves what the manager learned
 // (State) so that a resumed session restores it (Restore) and makes the
 // same decisions.
 
@@ -20,29 +20,6 @@ type Settings struct {
 	// to learn it.
 	MinGenTokens int
 }
-
-// Settings are the limits in force.
-func (m *Manager) Settings() Settings {
-	return Settings{OutputLimit: m.outputLimit, MaxTokens: m.maxTokensSetting, ReasoningRounds: m.reasoningRounds,
-		MinGenTokens: m.reserve.Pinned}
-}
-
-// Configure sets the limits of the next requests.
-func (m *Manager) Configure(s Settings) {
-	m.outputLimit, m.maxTokensSetting, m.reasoningRounds = s.OutputLimit, s.MaxTokens, s.ReasoningRounds
-	m.reserve.Pinned = s.MinGenTokens
-}
-
-// Window is the context window in tokens, 0 when unknown.
-func (m *Manager) Window() int { return m.window }
-
-// SetWindow sets the context window in tokens (0: unknown, docs/design.md §3.9), from the
-// setting, the engine, or the engine's refusal of a request too long.
-func (m *Manager) SetWindow(tokens int) { m.window = max(tokens, 0) }
-
-// SetOutliner gives shed reads their outline (the agent injects package
-// outline: ctxwin stays free of tree-sitter).
-func (m *Manager) SetOutliner(o Outliner) { m.outline = o }
 
 // State is what a manager learned, as a session log keeps it: the
 // estimator's counts, the largest reply (the reserve), the thrash guard,
@@ -62,7 +39,7 @@ func (m *Manager) State() State {
 }
 
 // Restore takes up what a session log saved (State); what it lacks stays
-// as it is. The settings (Configure) are not part of it.
+// as it is. The settings (Setup.Configure) are not part of it.
 func (m *Manager) Restore(s State) {
 	if e := s.Estimator; e != nil {
 		m.est.Ratio, m.est.Samples = e.Ratio, e.Samples
@@ -75,15 +52,6 @@ func (m *Manager) Restore(s State) {
 		m.progress = *s.Progress
 	}
 	if s.Window > 0 {
-		m.SetWindow(s.Window)
+		m.Setup().Window(s.Window)
 	}
-}
-
-// Thrashing reports that ThrashLimit shrinks in a row made no progress.
-func (m *Manager) Thrashing() bool { return m.progress.Stalled >= ThrashLimit }
-
-// Stalled says why the shrinks made no progress and what to do (thrash.go).
-func (m *Manager) Stalled() string {
-	b, _ := m.Budget()
-	return m.progress.Explain(b)
 }

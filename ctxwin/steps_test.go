@@ -57,7 +57,7 @@ func history(window int, rounds ...rd) *Manager {
 // draftOf is a draft of a shrink of m for reason, with the note.
 func draftOf(t *testing.T, m *Manager, reason, note string) *draft {
 	t.Helper()
-	b, ok := m.Budget()
+	b, ok := m.Gauge().Budget()
 	if !ok {
 		t.Fatal("no window")
 	}

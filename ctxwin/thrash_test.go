@@ -23,7 +23,7 @@ func drive(t *testing.T, window, rounds int, next func(i int, shrunk bool) (path
 				shrunk = true
 			}
 		}
-		if m.Thrashing() {
+		if thrashing(m) {
 			return shrinks, true
 		}
 		msgs := m.H.Messages()
@@ -35,7 +35,7 @@ func drive(t *testing.T, window, rounds int, next func(i int, shrunk bool) (path
 		m.AddRound(Message{ToolCalls: []ToolCall{{ID: id, Name: "read", Arguments: fmt.Sprintf(`{"path":%q}`, path)}}}, 20)
 		m.H.AddResult(readResult(id, path, n))
 	}
-	return shrinks, m.Thrashing()
+	return shrinks, thrashing(m)
 }
 
 func TestThrashGuardSeesProgress(t *testing.T) {
@@ -63,7 +63,7 @@ func TestThrashGuardStopsARereadLoop(t *testing.T) {
 	eng := engineModel{fixed: 900, density: 3, overhead: 7}
 	m.StartTurn("task")
 	shrunk := true
-	for i := 0; i < 40 && !m.Thrashing(); i++ {
+	for i := 0; i < 40 && !thrashing(m); i++ {
 		eng.tokenize(m)
 		if p := m.Prepare(); p.Shrink && m.Shrink(p, "") != nil {
 			shrunk = true
@@ -81,16 +81,16 @@ func TestThrashGuardStopsARereadLoop(t *testing.T) {
 		m.AddRound(Message{ToolCalls: []ToolCall{{ID: id, Name: "read", Arguments: fmt.Sprintf(`{"path":%q}`, path)}}}, 20)
 		m.H.AddResult(readResult(id, path, n))
 	}
-	if !m.Thrashing() {
+	if !thrashing(m) {
 		t.Fatal("a model that re-reads big.go after every shrink was not stopped")
 	}
-	b, _ := m.Budget()
+	b, _ := m.Gauge().Budget()
 	why := m.progress.Explain(b)
 	if !strings.Contains(why, "src/big.go") || !strings.Contains(why, "start_line") || !strings.Contains(why, "larger window") {
 		t.Errorf("the explanation does not name the file and what to do: %s", why)
 	}
 	m.StartTurn("another task")
-	if m.Thrashing() {
+	if thrashing(m) {
 		t.Error("a new turn did not clear the guard")
 	}
 }

@@ -72,8 +72,8 @@ func traceRequest(s *sim, sum hash.Hash, record func(string, *Event)) {
 	if p.Shrink {
 		note := ""
 		if p.Fold && p.Note {
-			nr := s.m.NoteRequest()
-			fmt.Fprintf(sum, "note request %d max %d\n", len(nr), s.m.NoteMaxTokens())
+			nr := s.m.NoteRound().Messages
+			fmt.Fprintf(sum, "note request %d max %d\n", len(nr), s.m.NoteRound().MaxTokens)
 			note = fmt.Sprintf("NOTE-%d: established facts", s.reqs)
 			s.m.Sent()
 		}
@@ -86,7 +86,7 @@ func traceRequest(s *sim, sum hash.Hash, record func(string, *Event)) {
 		sum.Write(b)
 		chars += m.Chars()
 	}
-	fmt.Fprintf(sum, "\nsize %d max %d chip %s\n", s.m.Size(), s.m.MaxTokens(), s.m.Chip().Text)
+	fmt.Fprintf(sum, "\nsize %d max %d chip %s\n", s.m.Gauge().Size(), s.m.Gauge().MaxTokens(), s.m.Gauge().Chip().Text)
 	s.reqs++
 	s.m.Sent()
 	s.m.Observe(int(float64(chars)/s.cpt)+1, 100+s.rng.Intn(3000))
@@ -106,7 +106,7 @@ func TestTraceUnchanged(t *testing.T) {
 // requests: the shapes of runs.go's tests, whose replies reason at length.
 func traceScripted(t *testing.T, window, rounds int, add func(m *Manager, i int)) string {
 	m := session(window)
-	m.SetChunkReuse(8)
+	m.Setup().ChunkReuse(8)
 	m.StartTurn("TASK: explain the parser")
 	sum := sha256.New()
 	events := 0
@@ -116,7 +116,7 @@ func traceScripted(t *testing.T, window, rounds int, add func(m *Manager, i int)
 		if p.Shrink {
 			note := fmt.Sprintf("note %d", i)
 			if p.Note {
-				m.NoteRequest()
+				m.NoteRound()
 				m.Sent()
 			}
 			if ev := m.Shrink(p, note); ev != nil {
