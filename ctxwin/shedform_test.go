@@ -121,7 +121,7 @@ func TestShedShapeHelpers(t *testing.T) {
 // malformed arguments stay as they are.
 func TestCutArguments(t *testing.T) {
 	long := strings.Repeat("word ", 300)
-	escaped := strings.Repeat(`a\"b\\c\u00e9 `, 120)
+	escaped := strings.Repeat(`a\"b\\c\u00e9`, 120) // no space to cut before: only escapeSafe keeps the escapes whole
 	tests := []struct {
 		name string
 		args string
@@ -167,5 +167,20 @@ func TestCutArguments(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCutArgumentsKeepsEscapesWhole: wherever the cut falls in a string of
+// escapes, it never splits one, so the arguments stay valid JSON.
+func TestCutArgumentsKeepsEscapesWhole(t *testing.T) {
+	escaped := strings.Repeat(`a\"b\\c\u00e9`, 120) // no space to cut before
+	for pad := 0; pad < 13; pad++ {
+		for tail := 0; tail < 13; tail++ {
+			args := `{"content":"` + strings.Repeat("x", pad) + escaped + strings.Repeat("y", tail) + `"}`
+			out := cutArguments([]ToolCall{{Arguments: args}})
+			if out == nil || !json.Valid([]byte(out[0].Arguments)) {
+				t.Fatalf("pad %d, tail %d: cut to invalid JSON: %v", pad, tail, out)
+			}
+		}
 	}
 }
