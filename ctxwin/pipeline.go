@@ -25,8 +25,9 @@ package ctxwin
 // its boundary in, so running it later would fold otherwise.
 //
 // Prepare plans with no note, through the fold's shaping (planSteps). The
-// shrink after the note round takes the plan up with the note (afterNote):
-// the note changes what the event carries, not what must go.
+// shrink after the note round takes the plan up with the note (stepNote,
+// afterNoteSteps): the note changes what the event carries, not what must
+// go.
 
 // step is one step of a shrink.
 type step struct {

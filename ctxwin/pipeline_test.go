@@ -322,3 +322,25 @@ func shedResults(ev *Event) [][2]int {
 	}
 	return out
 }
+
+// TestPipelineOrder: the plan runs the seed's steps in the seed's order,
+// with the chunk-reuse shaping after each step that deletes; moving the
+// shaping after the fold changes the fold's decisions (the traces of
+// TestTraceUnchanged and the bench's committed figures both change).
+func TestPipelineOrder(t *testing.T) {
+	var got []string
+	for _, s := range planSteps {
+		got = append(got, s.name)
+	}
+	want := []string{"shed", "reuse after the shed", "fold", "recap", "reuse after the fold"}
+	if !slices.Equal(got, want) {
+		t.Errorf("the plan's steps are %q, want %q", got, want)
+	}
+	got = got[:0]
+	for _, s := range afterNoteSteps {
+		got = append(got, s.name)
+	}
+	if want := []string{"fold's openings", "recap", "reuse after the fold"}; !slices.Equal(got, want) {
+		t.Errorf("the steps after the note are %q, want %q", got, want)
+	}
+}
