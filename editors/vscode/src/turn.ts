@@ -13,8 +13,22 @@ import {
 	WorkDoneProgress,
 } from 'vscode-languageclient/node';
 import { askArgs, askOutcome, Selection, shorten } from './ask';
-import type { Ctx } from './ctx';
+import type { ChatView } from './chatView';
+import type { CutTurns } from './cutTurns';
 import { CompactResult, executeCommandParams, executeCommandType, ServerCommands } from './protocol';
+
+/** What a turn needs of the extension's state (ctx.ts's Ctx is one): the
+ * chat it reports in, the claim on the one running turn, and the toasts.
+ * Declared here, so that this module does not import ctx.ts, which imports
+ * it. */
+export interface TurnHost {
+	readonly chat: ChatView;
+	readonly cuts: CutTurns;
+	beginTurn(source: CancellationTokenSource): boolean;
+	endTurn(source: CancellationTokenSource): void;
+	turnSucceeded(): Promise<void>;
+	toastError(message: string): void;
+}
 
 let tokenCounter = 0;
 
@@ -40,7 +54,7 @@ export function isServerGone(e: unknown): boolean {
 export const serverStoppedText = 'The server stopped during the turn; what it had sent is above. It is restarted, and the session continues.';
 
 /** Runs one turn; resolves when it has ended. */
-export async function runTurn(ctx: Ctx, client: LanguageClient, prompt: string, selection: Selection | undefined): Promise<void> {
+export async function runTurn(ctx: TurnHost, client: LanguageClient, prompt: string, selection: Selection | undefined): Promise<void> {
 	const source = new CancellationTokenSource();
 	if (!ctx.beginTurn(source)) {
 		source.dispose();
@@ -107,7 +121,7 @@ export async function runTurn(ctx: Ctx, client: LanguageClient, prompt: string, 
 
 /** Runs reika.compact as the window's turn: its result, 'cancelled', or
  * 'busy' when a turn runs (the user is told). */
-export async function runCompact(ctx: Ctx, client: LanguageClient): Promise<CompactResult | 'cancelled' | 'busy'> {
+export async function runCompact(ctx: TurnHost, client: LanguageClient): Promise<CompactResult | 'cancelled' | 'busy'> {
 	const source = new CancellationTokenSource();
 	if (!ctx.beginTurn(source)) {
 		source.dispose();
