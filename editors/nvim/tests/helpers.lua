@@ -290,4 +290,44 @@ function H.watch_status()
   return history
 end
 
+-- stop_servers stops every reika-lsp the plugin started and waits for them
+-- to exit (the integration specs' after_each).
+function H.stop_servers(t)
+  local client = require('reika.client')
+  client.stop_all()
+  t.wait('every server to exit', function()
+    return next(client.state.records) == nil
+  end)
+end
+
+-- setup_real sets the plugin up to start the real reika-lsp
+-- ($REIKA_LSP_BIN) on the engine at url, with its state and config under
+-- the directory state; extra is merged into the options.
+function H.setup_real(state, url, extra)
+  require('reika').setup(vim.tbl_deep_extend('force', {
+    cmd = { os.getenv('REIKA_LSP_BIN') },
+    cmd_env = { XDG_STATE_HOME = state .. '/state', XDG_CONFIG_HOME = state .. '/config' },
+    settings = { baseUrl = url },
+    transcript = { open_on_ask = false },
+  }, extra or {}))
+end
+
+-- stub_select replaces vim.ui.select as a picker plugin would: each call is
+-- recorded in the returned list ({ prompt, labels }) and answered with
+-- pick(items) (nil: dismissed). restore() puts the real one back.
+function H.stub_select(pick)
+  local shown, real = {}, vim.ui.select
+  vim.ui.select = function(items, opts, on_choice)
+    local labels = {}
+    for i, it in ipairs(items) do
+      labels[i] = opts.format_item and opts.format_item(it) or tostring(it)
+    end
+    shown[#shown + 1] = { prompt = opts.prompt, labels = labels }
+    on_choice(pick(items))
+  end
+  return shown, function()
+    vim.ui.select = real
+  end
+end
+
 return H

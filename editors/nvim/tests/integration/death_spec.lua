@@ -28,10 +28,7 @@ end)
 -- Each test starts with no server and no buffer of an earlier one (setup
 -- attaches the buffers already loaded).
 t.after_each(function()
-  client.stop_all()
-  t.wait('every server to exit', function()
-    return next(client.state.records) == nil
-  end)
+  H.stop_servers(t)
   vim.cmd('silent! %bwipeout!')
 end)
 
@@ -39,12 +36,7 @@ end)
 -- the root, the client and the session id.
 -- start_in is start in a given state directory and workspace.
 local function start_in(state, root)
-  reika.setup({
-    cmd = { os.getenv('REIKA_LSP_BIN') },
-    cmd_env = { XDG_STATE_HOME = state .. '/state', XDG_CONFIG_HOME = state .. '/config' },
-    settings = { baseUrl = url },
-    transcript = { open_on_ask = false },
-  })
+  H.setup_real(state, url)
   local c = H.open(t, root, 'main.txt', 60000)
   local done = H.ask(t, 'say hello', 60000)
   t.eq('done', done.result and done.result.status, vim.inspect(done))

@@ -9,13 +9,9 @@ if not H.need(t, 'REIKA_LSP_BIN', 'REIKA_TEST_FAKEENGINE') then
 end
 
 local reika = require('reika')
-local client = require('reika.client')
 
 t.after_each(function()
-  client.stop_all()
-  t.wait('every server to exit', function()
-    return next(client.state.records) == nil
-  end)
+  H.stop_servers(t)
   vim.cmd('silent! %bwipeout!')
 end)
 
@@ -24,15 +20,7 @@ t.it('keeps the chip red while the engine is down', function()
   local url, job = H.fake_engine(t, 'death-script.json')
   local state = H.tmpdir()
   local root = H.workspace({ ['main.txt'] = { 'hello' } })
-  reika.setup({
-    cmd = { os.getenv('REIKA_LSP_BIN') },
-    cmd_env = {
-      XDG_STATE_HOME = state .. '/state',
-      XDG_CONFIG_HOME = state .. '/config',
-    },
-    settings = { baseUrl = url, engineRetry = 0 },
-    transcript = { open_on_ask = false },
-  })
+  H.setup_real(state, url, { settings = { engineRetry = 0 } })
   local c = H.open(t, root, 'main.txt', 60000)
   t.eq('done', H.ask(t, 'say hello', 60000).result.status)
   t.neq('error', reika.statusline_level(), 'up: ' .. reika.statusline())

@@ -13,43 +13,29 @@ local client = require('reika.client')
 local pickers = require('reika.pickers')
 
 local url
-local real_select = vim.ui.select
 -- picks[i] chooses from the i-th vim.ui.select: a function(items) -> item.
-local picks, shown
+local picks, shown, restore
 
 t.before_each(function()
   H.capture_notify()
   url = url or H.fake_engine(t, 'death-script.json')
-  picks, shown = {}, {}
-  vim.ui.select = function(items, opts, on_choice)
-    local labels = {}
-    for i, it in ipairs(items) do
-      labels[i] = opts.format_item and opts.format_item(it) or tostring(it)
-    end
-    shown[#shown + 1] = { prompt = opts.prompt, labels = labels }
+  picks = {}
+  shown, restore = H.stub_select(function(items)
     local pick = table.remove(picks, 1)
-    on_choice(pick and pick(items) or nil)
-  end
+    return pick and pick(items) or nil
+  end)
 end)
 
 t.after_each(function()
-  vim.ui.select = real_select
-  client.stop_all()
-  t.wait('every server to exit', function()
-    return next(client.state.records) == nil
-  end)
+  restore()
+  H.stop_servers(t)
   vim.cmd('silent! %bwipeout!')
 end)
 
 local function start()
   local state = H.tmpdir()
   local root = H.workspace({ ['main.txt'] = { 'hello' } })
-  reika.setup({
-    cmd = { os.getenv('REIKA_LSP_BIN') },
-    cmd_env = { XDG_STATE_HOME = state .. '/state', XDG_CONFIG_HOME = state .. '/config' },
-    settings = { baseUrl = url },
-    transcript = { open_on_ask = false },
-  })
+  H.setup_real(state, url)
   return root, H.open(t, root, 'main.txt', 60000)
 end
 
@@ -134,7 +120,9 @@ t.it(':ReikaSessions opens a session read-only, resumes, renames and deletes one
   local function run(pick_session, action)
     local done
     picks = { pick_session, named(action) }
-    shown = {}
+    for i = #shown, 1, -1 do -- the stub records into this table
+      shown[i] = nil
+    end
     pickers.sessions({
       on_done = function(a)
         done = a or false

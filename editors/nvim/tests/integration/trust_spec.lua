@@ -11,39 +11,27 @@ if not H.need(t, 'REIKA_LSP_BIN', 'REIKA_TEST_FAKEENGINE', 'REIKA_TEST_MCPSERVER
   return
 end
 
-local reika = require('reika')
 local client = require('reika.client')
 
 local url
-local real_select = vim.ui.select
 -- answer is the title chosen at the next question; shown what was asked.
-local answer, shown
+local answer, shown, restore
 
 t.before_each(function()
   H.capture_notify()
   url = url or H.fake_engine(t, 'death-script.json')
-  shown = {}
-  vim.ui.select = function(items, opts, on_choice)
-    local labels = {}
-    for i, it in ipairs(items) do
-      labels[i] = opts.format_item and opts.format_item(it) or tostring(it)
-    end
-    shown[#shown + 1] = { prompt = opts.prompt, labels = labels }
+  shown, restore = H.stub_select(function(items)
     for _, it in ipairs(items) do
       if type(it) == 'table' and it.title == answer then
-        return on_choice(it)
+        return it
       end
     end
-    on_choice(nil)
-  end
+  end)
 end)
 
 t.after_each(function()
-  vim.ui.select = real_select
-  client.stop_all()
-  t.wait('every server to exit', function()
-    return next(client.state.records) == nil
-  end)
+  restore()
+  H.stop_servers(t)
   vim.cmd('silent! %bwipeout!')
 end)
 
@@ -56,12 +44,7 @@ end
 
 -- start serves root, asks once, and returns the status after the answer.
 local function start(root, state)
-  reika.setup({
-    cmd = { os.getenv('REIKA_LSP_BIN') },
-    cmd_env = { XDG_STATE_HOME = state .. '/state', XDG_CONFIG_HOME = state .. '/config' },
-    settings = { baseUrl = url },
-    transcript = { open_on_ask = false },
-  })
+  H.setup_real(state, url)
   local c = H.open(t, root, 'main.txt', 60000)
   local done = H.ask(t, 'say hello', 60000)
   t.eq(nil, done.err)
@@ -79,13 +62,6 @@ local function start(root, state)
   return st.result
 end
 
-local function stop()
-  client.stop_all()
-  t.wait('the server to exit', function()
-    return next(client.state.records) == nil
-  end)
-end
-
 t.it('asks before starting a workspace\'s MCP servers; Start servers starts them and is remembered', function()
   local root, state = workspace()
   answer = 'Start servers'
@@ -94,7 +70,7 @@ t.it('asks before starting a workspace\'s MCP servers; Start servers starts them
   t.eq({ 'Start servers', 'Not now', 'Never for this workspace' }, shown[1].labels)
   t.matches("start the MCP servers of this workspace's %.mcp%.json %(probe%)", shown[1].prompt)
   t.matches('probe %(workspace%): %d+ tools', st.tooltip)
-  stop()
+  H.stop_servers(t)
   -- The next start asks nothing and starts the server.
   answer = nil
   st = start(root, state)
@@ -108,12 +84,12 @@ t.it('Not now leaves the servers out and asks again; Never is remembered', funct
   local st = start(root, state)
   t.eq(1, #shown, vim.inspect(shown))
   t.falsy(st.tooltip:find('probe (workspace): ', 1, true), st.tooltip)
-  stop()
+  H.stop_servers(t)
   answer = 'Never for this workspace'
   st = start(root, state)
   t.eq(2, #shown, 'not asked again after Not now: ' .. vim.inspect(shown))
   t.falsy(st.tooltip:find('probe (workspace): ', 1, true), st.tooltip)
-  stop()
+  H.stop_servers(t)
   answer = 'Start servers'
   st = start(root, state)
   t.eq(2, #shown, 'asked again after Never: ' .. vim.inspect(shown))
