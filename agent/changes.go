@@ -150,8 +150,10 @@ func (a *Agent) applyChanges(sess *session) {
 		}
 		window, source := m.Gauge().Window(), sess.info.WindowSource
 		if info.Window > 0 {
-			if info.Window != m.Gauge().Window() {
-				what = append(what, fmt.Sprintf("context window %d → %d tokens (from %s)", m.Gauge().Window(), info.Window, info.WindowSource))
+			// A session that began with no window known (the engine was
+			// down) learns one: not a change to report.
+			if old := m.Gauge().Window(); old > 0 && info.Window != old {
+				what = append(what, fmt.Sprintf("context window %d → %d tokens (from %s)", old, info.Window, info.WindowSource))
 			}
 			window, source = info.Window, info.WindowSource
 		}

@@ -27,7 +27,7 @@ func freePort(t *testing.T) string {
 // TestRunContinueCarriesThePromptTypedWhileTheEngineWasDown: `run` with
 // the engine down (and no wait) fails, saying the prompt is kept; `run
 // --continue` once the engine is up sends it to the engine before the new
-// one.
+// one, and does not call the window it learns then a change.
 func TestRunContinueCarriesThePromptTypedWhileTheEngineWasDown(t *testing.T) {
 	bin := binary(t)
 	addr, dir := freePort(t), t.TempDir()
@@ -45,8 +45,14 @@ func TestRunContinueCarriesThePromptTypedWhileTheEngineWasDown(t *testing.T) {
 	defer srv.Close()
 	second := exec.Command(bin, "run", "--continue", "and now")
 	second.Dir, second.Env = dir, env
-	if out, err := second.CombinedOutput(); err != nil {
+	out, err = second.CombinedOutput()
+	if err != nil {
 		t.Fatalf("run --continue: %v\n%s", err, out)
+	}
+	// The session began with no window known: the engine's first answer
+	// gives it one, which is not a change of the settings.
+	if strings.Contains(string(out), "context window 0 →") {
+		t.Errorf("run --continue reports the first window known as a change:\n%s", out)
 	}
 	recs := srv.Requests()
 	if len(recs) == 0 {
