@@ -29,16 +29,16 @@ function M.inputlist(items, opts)
 end
 
 -- select asks with vim.ui.select and returns the chosen item or nil. It
--- must run in the server-request handler (see the module comment).
-function M.select(items, opts)
+-- must run in the server-request handler (see the module comment). While a
+-- picker that answers later is open, the question is client_id's pending
+-- approval: withdrawn (M.withdraw), it says so in one line and an answer
+-- picked after that counts for nothing (the picker itself cannot be
+-- closed from here).
+function M.select(items, opts, client_id, what)
   local co, is_main = coroutine.running()
   local can_yield = co ~= nil and not is_main
   local done, choice, waiting = false, nil, false
-  vim.ui.select(items, opts, function(item)
-    if done then
-      return
-    end
-    done, choice = true, item
+  local function resume()
     if waiting then
       waiting = false
       vim.schedule(function()
@@ -48,13 +48,34 @@ function M.select(items, opts)
         end
       end)
     end
+  end
+  vim.ui.select(items, opts, function(item)
+    if done then
+      return
+    end
+    done, choice = true, item
+    resume()
   end)
   if done then
     return choice
   end
   if can_yield then
+    local id = client_id or 0
+    local function withdraw(why)
+      if done then
+        return
+      end
+      done, choice = true, nil
+      require('reika.client').notify(string.format('approval withdrawn (%s): %s', why, what or 'the question'), vim.log.levels.INFO)
+      resume()
+    end
+    M.pending[id] = M.pending[id] or {}
+    M.pending[id][withdraw] = true
     waiting = true
     coroutine.yield()
+    if M.pending[id] then
+      M.pending[id][withdraw] = nil
+    end
     return choice
   end
   -- Neovim < 0.9: the answer is due now. Stop the late callback from
@@ -106,8 +127,9 @@ local function wait_for(start, ask_now)
   return value
 end
 
--- pending holds the diff approvals waiting for an answer, by client id:
--- a set of withdraw functions.
+-- pending holds the approvals waiting for an answer (diff tabs, and list
+-- prompts whose picker answers later), by client id: a set of withdraw
+-- functions.
 M.pending = {}
 
 -- withdraw closes the diff tabs of client_id's pending approvals and says
@@ -190,7 +212,7 @@ function M.handler(_, params, ctx)
   }
   local choice = M.diff_answer(params, actions, ctx, opts)
   if choice == false then
-    choice = M.select(actions, opts)
+    choice = M.select(actions, opts, ctx and ctx.client_id, (message:gsub('^Reika wants to ', ''):gsub('\n.*', '')))
   end
   if choice == nil then
     return vim.NIL

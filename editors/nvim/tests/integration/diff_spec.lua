@@ -17,6 +17,7 @@ local async = vim.fn.has('nvim-0.9') == 1
 local url, notes
 local real_inputlist = approval.inputlist
 local real_diff_answer = approval.diff_answer
+local real_select = vim.ui.select
 
 t.before_each(function()
   notes = H.capture_notify()
@@ -26,23 +27,16 @@ end)
 t.after_each(function()
   approval.inputlist = real_inputlist
   approval.diff_answer = real_diff_answer
-  client.stop_all()
-  t.wait('every server to exit', function()
-    return next(client.state.records) == nil
-  end)
+  vim.ui.select = real_select
+  H.stop_servers(t)
   vim.cmd('silent! tabonly')
   vim.cmd('silent! %bwipeout!')
 end)
 
-local function start()
+local function start(extra)
   local state = H.tmpdir()
   local root = H.workspace({ ['a.txt'] = { 'one', 'two', 'three' } })
-  reika.setup({
-    cmd = { os.getenv('REIKA_LSP_BIN') },
-    cmd_env = { XDG_STATE_HOME = state .. '/state', XDG_CONFIG_HOME = state .. '/config' },
-    settings = { baseUrl = url },
-    transcript = { open_on_ask = false },
-  })
+  H.setup_real(state, url, extra)
   return root, H.open(t, root, 'a.txt', 60000)
 end
 
@@ -244,4 +238,40 @@ t.it('closes the diff tab when reika-lsp dies while it asks', function()
   local line = '^reika: approval withdrawn %(reika%-lsp stopped%): edit a%.txt'
   t.truthy(H.find(notes, line), vim.inspect(notes))
   t.eq(0, H.count(notes, 'approval:'), 'no error answering')
+end)
+
+t.it('withdraws a list prompt whose picker has not answered when the turn is cancelled', function()
+  if not async then
+    t.skip('Neovim before 0.9 needs the answer at once: the built-in prompt blocks until then')
+  end
+  local root = start({ diff_approvals = false })
+  local later -- the picker's callback, kept as a picker plugin keeps it
+  vim.ui.select = function(items, _, on_choice)
+    later = function()
+      on_choice(items[1]) -- Allow, picked after the withdrawal
+    end
+  end
+  local done
+  reika.ask({
+    prompt = 'edit a.txt',
+    on_done = function(r, err)
+      done = r or { err = err }
+    end,
+  })
+  t.wait('the list prompt', function()
+    return later ~= nil
+  end, 60000)
+  require('reika').cancel()
+  t.wait('the turn to end', function()
+    return done ~= nil
+  end, 60000)
+  t.eq('cancelled', done.status, vim.inspect(done))
+  t.wait('the withdrawal said', function()
+    return H.find(notes, '^reika: approval withdrawn %(') ~= nil
+  end, 30000)
+  t.truthy(H.find(notes, '^reika: approval withdrawn %(cancelled by reika%-lsp%): edit a%.txt'), vim.inspect(notes))
+  later()
+  vim.wait(200)
+  t.eq(1, H.count(notes, 'approval withdrawn'), vim.inspect(notes))
+  t.eq({ 'one', 'two', 'three' }, vim.fn.readfile(root .. '/a.txt'))
 end)
