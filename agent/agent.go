@@ -205,10 +205,11 @@ func (a *Agent) session(ctx context.Context) (*session, error) {
 
 // Ask runs one turn.
 func (a *Agent) Ask(ctx context.Context, p AskParams) AskResult {
-	if strings.TrimSpace(p.Prompt) == "" && p.Attachment == nil {
+	retry := p.Retry && strings.TrimSpace(p.Prompt) == "" && p.Attachment == nil
+	if strings.TrimSpace(p.Prompt) == "" && p.Attachment == nil && !retry {
 		return AskResult{Status: AskError, Message: "the prompt is empty"}
 	}
-	if res, handled := a.slashPrompt(ctx, &p); handled {
+	if res, handled := a.slashPrompt(ctx, &p); !retry && handled {
 		return res
 	}
 	ctx, end, err := a.begin(ctx)
@@ -227,10 +228,14 @@ func (a *Agent) Ask(ctx context.Context, p AskParams) AskResult {
 		return AskResult{Session: sess.id, Status: AskError, Message: err.Error()}
 	}
 	a.syncMCP(ctx, sess)
-	if err := promptFits(taskPrompt(p), sess.m.Gauge().Window()); err != nil {
+	var res AskResult
+	if retry {
+		res = a.retryTurn(ctx, sess)
+	} else if err := promptFits(taskPrompt(p), sess.m.Gauge().Window()); err != nil {
 		return AskResult{Session: sess.id, Status: AskError, Message: err.Error()}
+	} else {
+		res = a.runTurn(ctx, sess, p)
 	}
-	res := a.runTurn(ctx, sess, p)
 	res.Session = sess.id
 	a.mu.Lock()
 	a.turn.count = sess.m.H.Turns()

@@ -127,6 +127,10 @@ type AskParams struct {
 	Prompt string
 	// Attachment is the editor selection attached to the task, if any.
 	Attachment *Attachment
+	// Retry, with no prompt, answers the session's last prompt again when
+	// the model never answered it (the engine was down): no new prompt is
+	// added. With nothing to retry the ask fails, saying so.
+	Retry bool
 }
 
 // Attachment is a piece of a file the user attached to a request.

@@ -56,6 +56,29 @@ func (a *Agent) runTurn(ctx context.Context, sess *session, p AskParams) (res As
 		a.logf("reika: marking the last session: %v", err)
 	}
 	r.emit(Event{Kind: EventUser, Round: sess.m.H.Rounds() + 1, Text: prompt})
+	return a.firstRound(ctx, r)
+}
+
+// retryTurn answers the session's last prompt again, the model never
+// having answered it (AskParams.Retry): the turn goes on from its prompt,
+// which is in the history and the log already.
+func (a *Agent) retryTurn(ctx context.Context, sess *session) (res AskResult) {
+	defer a.recoverTurn(&res)
+	last := sess.m.H.Last()
+	if last == nil || last.Round != 0 || last.Prompt == "" {
+		return AskResult{Status: AskError, Message: "nothing to retry: the model answered the last prompt; give a new one"}
+	}
+	r := &run{h: a, sess: sess, tools: sess.offer.tools, taskPaths: mentionedPaths(AskParams{Prompt: last.Prompt})}
+	r.env = a.toolEnv(sess, true)
+	r.emit(Event{Kind: EventInfo, Text: "Retrying the last prompt, which the model never answered."})
+	r.emit(Event{Kind: EventUser, Round: sess.m.H.Rounds() + 1, Text: last.Prompt})
+	return a.firstRound(ctx, r)
+}
+
+// firstRound runs a turn whose prompt is in the history: what changed
+// meanwhile, then its rounds.
+func (a *Agent) firstRound(ctx context.Context, r *run) AskResult {
+	sess := r.sess
 	if err := r.afterRound(ctx); err != nil {
 		return r.end(ctx, err)
 	}

@@ -38,6 +38,9 @@ transcript as it streams and the context chip after each round on stderr.
   --session ID    resume session ID of this directory (the editors' session
                   history lists them; its log is ID.jsonl in the state dir)
 
+With --continue or --session and no prompt, the session's last prompt is
+sent again, when the model never answered it (the engine was down).
+
 A prompt that is a slash command (/compact, /new, /save [FILE], /mode NAME,
 /skills, /help, or a custom one) runs it instead; /help lists them.
 `
@@ -93,7 +96,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	res := a.Ask(ctx, agent.AskParams{Prompt: opts.prompt})
+	res := a.Ask(ctx, agent.AskParams{Prompt: opts.prompt, Retry: opts.prompt == ""})
 	term.finish()
 	return finishRun(a, res, stderr)
 }
@@ -125,8 +128,8 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (opts runOptions, cod
 		return opts, 2, false
 	}
 	opts.prompt = strings.TrimSpace(strings.Join(fs.Args(), " "))
-	if opts.prompt == "" {
-		fmt.Fprintln(stderr, `reika-lsp run: no prompt: reika-lsp run "what to do"`)
+	if opts.prompt == "" && !*cont && *session == "" {
+		fmt.Fprintln(stderr, `reika-lsp run: no prompt: reika-lsp run "what to do" (or --continue alone, to retry a prompt the model never answered)`)
 		return opts, 2, false
 	}
 	settings, err := agent.LoadSettings(agent.SettingsSource{})

@@ -146,3 +146,47 @@ func TestRunSaysASkippedRecordOnce(t *testing.T) {
 		t.Errorf("run --continue says the skipped line %d times:\n%s", strings.Count(out, "skipped 1 line(s) of its log"), out)
 	}
 }
+
+// TestRunContinueAloneRetriesThePrompt: `run --continue` with no prompt
+// sends the prompt the engine never answered again, as it was, and says
+// so; with nothing to retry it says that.
+func TestRunContinueAloneRetriesThePrompt(t *testing.T) {
+	bin := binary(t)
+	addr, dir := freePort(t), t.TempDir()
+	env := append(isolated(t, "http://"+addr+"/v1"), "REIKA_ENGINE_RETRY=0")
+	first := exec.Command(bin, "run", "TYPED WHILE DOWN")
+	first.Dir, first.Env = dir, env
+	if out, _ := first.CombinedOutput(); first.ProcessState.ExitCode() != 1 {
+		t.Fatalf("run with the engine down: %s", out)
+	}
+	srv, err := enginetest.Listen(enginetest.Options{Window: 16000, Script: enginetest.Sequence(enginetest.Text("done"))}, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	retry := exec.Command(bin, "run", "--continue")
+	retry.Dir, retry.Env = dir, env
+	out, err := retry.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "Retrying the last prompt") || !strings.Contains(string(out), "done") {
+		t.Fatalf("run --continue alone: %v\n%s", err, out)
+	}
+	recs := srv.Requests()
+	if len(recs) == 0 {
+		t.Fatal("no request")
+	}
+	var users []string
+	for _, m := range recs[0].Request.Messages {
+		if m.Role == ctxwin.RoleUser {
+			users = append(users, m.Content)
+		}
+	}
+	if strings.Join(users, "|") != "TYPED WHILE DOWN" {
+		t.Errorf("the user messages sent: %q", users)
+	}
+	again := exec.Command(bin, "run", "--continue")
+	again.Dir, again.Env = dir, env
+	out, _ = again.CombinedOutput()
+	if again.ProcessState.ExitCode() != 1 || !strings.Contains(string(out), "nothing to retry") {
+		t.Errorf("run --continue alone after the answer: exit %d\n%s", again.ProcessState.ExitCode(), out)
+	}
+}
