@@ -180,7 +180,8 @@ func (r *run) sayChanges() {
 	}
 	text := "Settings changed: " + strings.Join(r.sess.changes, ", ") + fmt.Sprintf("; applied from round %d.", r.sess.m.H.Rounds()+1)
 	r.sess.changes = nil
-	r.h.logLine("reika: %s", text)
+	// The transcript and the session log carry it (a line in the server's
+	// log too made `run` print it twice).
 	r.emit(Event{Kind: EventInfo, Text: text})
 	r.sess.log.append(record{Kind: recInfo, Text: text})
 }
