@@ -24,6 +24,23 @@ func freePort(t *testing.T) string {
 	return l.Addr().String()
 }
 
+// firstUserMessages are the user messages of srv's first request, joined
+// by "|".
+func firstUserMessages(t *testing.T, srv *enginetest.Server) string {
+	t.Helper()
+	recs := srv.Requests()
+	if len(recs) == 0 {
+		t.Fatal("no request")
+	}
+	var users []string
+	for _, m := range recs[0].Request.Messages {
+		if m.Role == ctxwin.RoleUser {
+			users = append(users, m.Content)
+		}
+	}
+	return strings.Join(users, "|")
+}
+
 // TestRunContinueCarriesThePromptTypedWhileTheEngineWasDown: `run` with
 // the engine down (and no wait) fails, saying the prompt is kept; `run
 // --continue` once the engine is up sends it to the engine before the new
@@ -54,17 +71,7 @@ func TestRunContinueCarriesThePromptTypedWhileTheEngineWasDown(t *testing.T) {
 	if strings.Contains(string(out), "context window 0 →") {
 		t.Errorf("run --continue reports the first window known as a change:\n%s", out)
 	}
-	recs := srv.Requests()
-	if len(recs) == 0 {
-		t.Fatal("no request")
-	}
-	var users []string
-	for _, m := range recs[0].Request.Messages {
-		if m.Role == ctxwin.RoleUser {
-			users = append(users, m.Content)
-		}
-	}
-	if strings.Join(users, "|") != "TYPED WHILE DOWN|and now" {
+	if users := firstUserMessages(t, srv); users != "TYPED WHILE DOWN|and now" {
 		t.Errorf("the user messages sent: %q", users)
 	}
 }
@@ -170,17 +177,7 @@ func TestRunContinueAloneRetriesThePrompt(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "Retrying the last prompt") || !strings.Contains(string(out), "done") {
 		t.Fatalf("run --continue alone: %v\n%s", err, out)
 	}
-	recs := srv.Requests()
-	if len(recs) == 0 {
-		t.Fatal("no request")
-	}
-	var users []string
-	for _, m := range recs[0].Request.Messages {
-		if m.Role == ctxwin.RoleUser {
-			users = append(users, m.Content)
-		}
-	}
-	if strings.Join(users, "|") != "TYPED WHILE DOWN" {
+	if users := firstUserMessages(t, srv); users != "TYPED WHILE DOWN" {
 		t.Errorf("the user messages sent: %q", users)
 	}
 	again := exec.Command(bin, "run", "--continue")

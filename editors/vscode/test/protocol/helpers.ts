@@ -26,6 +26,49 @@ export function skipIfUnavailable(t: TestContext, e: unknown): void {
 	throw e;
 }
 
+/** What a protocol test starts: a server (kill) or a fake engine (stop). */
+type Started = { kill(): void } | { stop(): void };
+
+/** A protocol test's workspace: scratch holds it (root) and what the test
+ * writes; own(x) returns x and ends it when the test ends. */
+export interface Scratch {
+	scratch: string;
+	root: string;
+	own<T extends Started>(x: T): T;
+}
+
+/**
+ * Runs a protocol test in a fresh workspace: a server or engine that
+ * cannot run here skips the test (fails it under REIKA_TEST_STRICT), and
+ * whatever it owns is ended, and the scratch directory removed, when it
+ * ends.
+ */
+export async function inScratch(t: TestContext, body: (w: Scratch) => Promise<void>): Promise<void> {
+	const { scratch, root } = workspace();
+	const owned: Started[] = [];
+	try {
+		await body({
+			scratch,
+			root,
+			own: (x) => {
+				owned.push(x);
+				return x;
+			},
+		});
+	} catch (e) {
+		skipIfUnavailable(t, e);
+	} finally {
+		for (const x of owned.reverse()) {
+			if ('kill' in x) {
+				x.kill();
+			} else {
+				x.stop();
+			}
+		}
+		fs.rmSync(scratch, { recursive: true, force: true });
+	}
+}
+
 /** The server's settings built the way the extension builds them. */
 export function settingsFor(user: Partial<Record<ServerSettingKey, unknown>>): ServerSettingsObject {
 	const mapped = mapSettings((k) => user[k]);
