@@ -40,9 +40,8 @@ import (
 // never swept; another command's shell is started and tracked under a lock
 // no sweep looks without. What the rule cannot tell apart: a process the
 // server itself starts in a group of its own without ServerChildVar while
-// a command runs, and a process
-// another running command detaches with a cleared environment at the same
-// time; the server does neither. A process the command has another daemon
+// a command runs, and a process another running command detaches with a
+// cleared environment at the same time; the server does neither. A process the command has another daemon
 // start for it (`systemd-run`, `docker run`) is not its descendant and is
 // not found.
 //
