@@ -104,11 +104,7 @@ async function restartSteps(t, s) {
 	await t.test('showing the chat after a reload that left its tab behind another shows that tab: no third editor group', async () => {
 		const chat = await ed.chat();
 		await chat.focus('#input');
-		await ed.keys('Control', 'KeyP');
-		await ed.page.waitForSelector('.quick-input-widget input', { visible: true, timeout: hangGuardMs });
-		await ed.page.keyboard.type('big.txt');
-		await ed.waitFor('Quick Open to offer big.txt', () => (document.querySelector('.quick-input-list .monaco-list-row.focused')?.getAttribute('aria-label') || '').startsWith('big.txt'));
-		await ed.page.keyboard.press('Enter');
+		await ed.quickOpen('big.txt');
 		const chatBehind = () =>
 			[...document.querySelectorAll('.editor-group-container')].some((g) => {
 				const tabs = [...g.querySelectorAll('.tab')];
@@ -227,7 +223,7 @@ async function restartSteps(t, s) {
 			await ed.keys('Control', 'Alt', 'KeyR');
 			const chat = await ed.chat();
 			await chat.waitForFunction(() => document.activeElement?.id === 'input', { timeout: hangGuardMs });
-			await ed.page.keyboard.type(prompt);
+			await ed.typeInChat(chat, prompt);
 			await ed.page.keyboard.press('Enter');
 			await chat.waitForFunction((f) => !document.getElementById('approval').hidden && document.getElementById('approval').textContent.includes(f), { timeout: hangGuardMs }, file);
 			// Into the chat's group (the approval's diff has the focus), then
@@ -235,11 +231,7 @@ async function restartSteps(t, s) {
 			const chatTab = await ed.page.evaluateHandle(() => [...document.querySelectorAll('.tabs-container .tab')].find((e) => /^Reika(,|$)/.test(e.getAttribute('aria-label') || '')));
 			await chatTab.asElement().click();
 			await ed.waitFor("the chat's group active", () => /^Reika(,|$)/.test(document.querySelector('.editor-group-container.active .tab.active')?.getAttribute('aria-label') ?? ''));
-			await ed.keys('Control', 'KeyP');
-			await ed.page.waitForSelector('.quick-input-widget input', { visible: true, timeout: hangGuardMs });
-			await ed.page.keyboard.type('big.txt');
-			await ed.waitFor('Quick Open to offer big.txt', () => (document.querySelector('.quick-input-list .monaco-list-row.focused')?.getAttribute('aria-label') || '').startsWith('big.txt'));
-			await ed.page.keyboard.press('Enter');
+			await ed.quickOpen('big.txt');
 			await ed.waitFor('big.txt over the chat', chatCovered);
 		};
 		// Allow, from the palette (the chat is out of view).
