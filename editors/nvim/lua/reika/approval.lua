@@ -28,6 +28,23 @@ function M.inputlist(items, opts)
   return items[n]
 end
 
+-- pend makes withdraw one of client id's pending approvals (M.pending),
+-- until the returned function is called.
+local function pend(id, withdraw)
+  M.pending[id] = M.pending[id] or {}
+  M.pending[id][withdraw] = true
+  return function()
+    if M.pending[id] then
+      M.pending[id][withdraw] = nil
+    end
+  end
+end
+
+-- say_withdrawn is the one line saying an approval was withdrawn, and why.
+local function say_withdrawn(why, what)
+  require('reika.client').notify(string.format('approval withdrawn (%s): %s', why, what), vim.log.levels.INFO)
+end
+
 -- select asks with vim.ui.select and returns the chosen item or nil. It
 -- must run in the server-request handler (see the module comment). While a
 -- picker that answers later is open, the question is client_id's pending
@@ -66,16 +83,13 @@ function M.select(items, opts, client_id, what)
         return
       end
       done, choice = true, nil
-      require('reika.client').notify(string.format('approval withdrawn (%s): %s', why, what or 'the question'), vim.log.levels.INFO)
+      say_withdrawn(why, what or 'the question')
       resume()
     end
-    M.pending[id] = M.pending[id] or {}
-    M.pending[id][withdraw] = true
+    local unpend = pend(id, withdraw)
     waiting = true
     coroutine.yield()
-    if M.pending[id] then
-      M.pending[id][withdraw] = nil
-    end
+    unpend()
     return choice
   end
   -- Neovim < 0.9: the answer is due now. Stop the late callback from
@@ -161,25 +175,22 @@ function M.diff_answer(params, actions, ctx, select_opts)
     return false
   end
   local id = ctx and ctx.client_id or 0
-  local withdrawn, withdraw = false, nil
+  local withdrawn, unpend = false, nil
   local title = wait_for(function(done)
     local tab, close = diffview.open(d, done)
-    withdraw = function(why)
+    unpend = pend(id, function(why)
       withdrawn = true
       done(nil)
       close()
-      local what = d.title:gsub('^Reika wants to ', '')
-      client.notify(string.format('approval withdrawn (%s): %s', why, what), vim.log.levels.INFO)
-    end
-    M.pending[id] = M.pending[id] or {}
-    M.pending[id][withdraw] = true
+      say_withdrawn(why, (d.title:gsub('^Reika wants to ', '')))
+    end)
     return tab, close
   end, function()
     local item = M.inputlist(actions, select_opts)
     return item and select_opts.format_item(item) or nil
   end)
-  if M.pending[id] then
-    M.pending[id][withdraw] = nil
+  if unpend then
+    unpend()
   end
   if withdrawn then
     return nil
