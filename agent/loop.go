@@ -37,12 +37,10 @@ type run struct {
 // calls, the turn is cancelled, or it fails.
 func (a *Agent) runTurn(ctx context.Context, sess *session, p AskParams) (res AskResult) {
 	defer a.recoverTurn(&res) // a bug (a panic) fails the turn, not the agent: bug.go
-	r := &run{h: a, sess: sess, tools: sess.offer.tools}
-	r.env = a.toolEnv(sess, true)
+	r := a.newRun(sess, p)
 	prompt := taskPrompt(p)
 	sess.m.StartTurn(prompt)
 	turn := sess.m.H.Turns()
-	r.taskPaths = mentionedPaths(p)
 	a.mu.Lock()
 	a.turn.count = turn
 	a.mu.Unlock()
@@ -59,6 +57,12 @@ func (a *Agent) runTurn(ctx context.Context, sess *session, p AskParams) (res As
 	return a.firstRound(ctx, r)
 }
 
+// newRun is a turn of sess for the ask p: the session's tools, and the
+// files p names (the first read of one defines the task).
+func (a *Agent) newRun(sess *session, p AskParams) *run {
+	return &run{h: a, sess: sess, tools: sess.offer.tools, env: a.toolEnv(sess, true), taskPaths: mentionedPaths(p)}
+}
+
 // retryTurn answers the session's last prompt again, the model never
 // having answered it (AskParams.Retry): the turn goes on from its prompt,
 // which is in the history and the log already.
@@ -68,8 +72,7 @@ func (a *Agent) retryTurn(ctx context.Context, sess *session) (res AskResult) {
 	if last == nil || last.Round != 0 || last.Prompt == "" {
 		return AskResult{Status: AskError, Message: "nothing to retry: the model answered the last prompt; give a new one"}
 	}
-	r := &run{h: a, sess: sess, tools: sess.offer.tools, taskPaths: mentionedPaths(AskParams{Prompt: last.Prompt})}
-	r.env = a.toolEnv(sess, true)
+	r := a.newRun(sess, AskParams{Prompt: last.Prompt})
 	r.emit(Event{Kind: EventInfo, Text: "Retrying the last prompt, which the model never answered."})
 	r.emit(Event{Kind: EventUser, Round: sess.m.H.Rounds() + 1, Text: last.Prompt})
 	return a.firstRound(ctx, r)

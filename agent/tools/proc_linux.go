@@ -125,8 +125,15 @@ func snapshot() procTable {
 }
 
 func hasMarker(pid int, marker string) bool {
+	return environHas(pid, markerVar+"="+marker+"\x00")
+}
+
+// environHas says whether the environment of pid, as /proc shows it, has
+// an entry that begins with entry (which ends with "\x00" to match a whole
+// entry).
+func environHas(pid int, entry string) bool {
 	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
-	return err == nil && bytes.Contains(env, []byte(markerVar+"="+marker+"\x00"))
+	return err == nil && (bytes.HasPrefix(env, []byte(entry)) || bytes.Contains(env, []byte("\x00"+entry)))
 }
 
 // commandProcs identifies one running command's processes.
@@ -227,10 +234,7 @@ func (c *commandProcs) owns(p procInfo, self, selfGroup int) bool {
 // serverChild says whether pid is a process the server started for
 // itself in a group of its own (an MCP server): its environment carries
 // ServerChildVar.
-func serverChild(pid int) bool {
-	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
-	return err == nil && (bytes.HasPrefix(env, []byte(ServerChildVar+"=")) || bytes.Contains(env, []byte("\x00"+ServerChildVar+"=")))
-}
+func serverChild(pid int) bool { return environHas(pid, ServerChildVar+"=") }
 
 // find lists c's processes in t, zombies included.
 func (c *commandProcs) find(t procTable) []procInfo {
