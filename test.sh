@@ -18,13 +18,31 @@ skip() {
 	echo "test.sh: SKIPPED: $1" >&2
 }
 
-echo "== go vet"
+# phase NAME starts a part of the run; the summary at the end says how long
+# each part took.
+times=""
+phase_name=""
+phase_start=$SECONDS
+phase() {
+	end_phase
+	phase_name=$1
+	phase_start=$SECONDS
+	echo "== $1"
+}
+end_phase() {
+	if [ -n "$phase_name" ]; then
+		times="$times$(printf '%5ds  %s' $((SECONDS - phase_start)) "$phase_name")"$'\n'
+	fi
+	phase_name=""
+}
+
+phase "go vet"
 go vet ./...
-echo "== go test"
+phase "go test"
 go test -timeout 20m ./...
 # The session, its log and the server's turns are shared between goroutines
 # (a turn, save, settings changes, discovery): the race detector watches them.
-echo "== go test -race (agent, lsp)"
+phase "go test -race (agent, lsp)"
 go test -race -timeout 20m ./agent/... ./lsp/...
 
 # The editor tests drive the real binary.
@@ -34,7 +52,7 @@ export REIKA_LSP_BIN="$PWD/bin/reika-lsp"
 
 if [ -f editors/vscode/package.json ]; then
 	if command -v npm >/dev/null 2>&1; then
-		echo "== editors/vscode"
+		phase "editors/vscode"
 		(cd editors/vscode && { [ -d node_modules ] || npm ci --no-audit --no-fund; } && npm test)
 	else
 		skip "npm not found: the VS Code extension's tests did not run"
@@ -46,7 +64,7 @@ fi
 # and fails then in strict mode.
 if [ -f editors/vscode/test/editor/editor.test.js ]; then
 	if command -v npm >/dev/null 2>&1; then
-		echo "== editors/vscode in real VS Code"
+		phase "editors/vscode in real VS Code"
 		(cd editors/vscode && { [ -d node_modules ] || npm ci --no-audit --no-fund; } && node --test test/editor/editor.test.js)
 	else
 		skip "npm not found: the real-editor test of the VS Code extension did not run"
@@ -56,7 +74,9 @@ fi
 # run.sh finds the Neovims (0.7.2 on PATH, 0.10 from .ci/prepare-nvim) and
 # skips, or fails under REIKA_TEST_STRICT=1, when one is missing.
 if [ -f editors/nvim/tests/run.sh ]; then
-	echo "== editors/nvim"
+	phase "editors/nvim"
 	editors/nvim/tests/run.sh
 fi
-echo "test.sh: all tests passed"
+end_phase
+printf '%s' "$times"
+echo "test.sh: all tests passed in ${SECONDS}s"
