@@ -89,7 +89,9 @@ func (p *Progress) judge(h *History, ev *Event, folded int, b Budget, floor int)
 }
 
 // removedBy is what ev took out of view: the results it shed and those of
-// the items it folded.
+// the items it folded that were still shown in full. A result an earlier
+// shrink shed was out of view before ev: the model reading it again after
+// ev is not fetching back what ev removed.
 func removedBy(h *History, ev *Event, folded int) []Fetch {
 	var out []Fetch
 	for _, c := range ev.Shed {
@@ -108,6 +110,9 @@ func removedBy(h *History, ev *Event, folded int) []Fetch {
 				continue // kept in view
 			}
 			for _, r := range it.Results {
+				if r.Shed {
+					continue // shed by ev (listed above) or out of view before it
+				}
 				if f, ok := fetchOf(it, r); ok {
 					out = append(out, f)
 				}

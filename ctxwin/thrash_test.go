@@ -2,6 +2,7 @@ package ctxwin
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -118,5 +119,42 @@ func TestFetchOverlaps(t *testing.T) {
 		if got := c.f.overlaps(c.g); got != c.want {
 			t.Errorf("%+v overlaps %+v = %v", c.f, c.g, got)
 		}
+	}
+}
+
+// TestRemovedByCountsOnlyWhatLeftTheView: a shrink removes what it takes
+// out of view, not what an earlier shrink had shed. Counting a fold over a
+// shed read as its removal made the guard stop a survey of a small package,
+// where the model reads the same file again now and then (the bench,
+// session 17 at 16k: three reads of encoding/hex/hex.go in six rounds).
+func TestRemovedByCountsOnlyWhatLeftTheView(t *testing.T) {
+	round := func(m *Manager, id, path string, n int) int {
+		m.AddRound(Message{ToolCalls: []ToolCall{{ID: id, Name: "read", Arguments: fmt.Sprintf(`{"path":%q}`, path)}}}, 20)
+		m.H.AddResult(readResult(id, path, n))
+		return len(m.H.Items) - 1
+	}
+	paths := func(fs []Fetch) []string {
+		var out []string
+		for _, f := range fs {
+			out = append(out, f.Path)
+		}
+		return out
+	}
+	m := session(16000)
+	m.StartTurn("task")
+	a := round(m, "1", "src/a.go", 200)
+	b := round(m, "2", "src/b.go", 100)
+	round(m, "3", "src/c.go", 50)
+	shed := &Event{Shed: []ShedChange{{Item: a, Result: 0, View: "Read src/a.go lines 1-200 of 200"}}}
+	m.Apply(shed)
+	if got := paths(removedBy(m.H, shed, m.H.Folded)); !slices.Equal(got, []string{"src/a.go"}) {
+		t.Fatalf("a shed of a.go removed %v", got)
+	}
+	round(m, "4", "src/d.go", 50)
+	folded := m.H.Folded
+	fold := &Event{Fold: &FoldChange{Upto: b + 1}}
+	m.Apply(fold)
+	if got := paths(removedBy(m.H, fold, folded)); !slices.Equal(got, []string{"src/b.go"}) {
+		t.Errorf("a fold over the shed a.go and b.go removed %v, want b.go only", got)
 	}
 }
