@@ -42,8 +42,10 @@ phase "go test"
 go test -timeout 20m ./...
 # The session, its log and the server's turns are shared between goroutines
 # (a turn, save, settings changes, discovery): the race detector watches them.
-phase "go test -race (agent, lsp)"
-go test -race -timeout 20m ./agent/... ./lsp/...
+# -short: the long replays (a 128k session, eight survey windows, fifty torn
+# logs) ran in full above, and add rounds here, not sharing.
+phase "go test -race -short (agent, lsp)"
+go test -race -short -timeout 20m ./agent/... ./lsp/...
 
 # The editor tests drive the real binary.
 mkdir -p bin

@@ -183,10 +183,11 @@ func (r resumer) withLog(t *testing.T, data []byte) resumer {
 }
 
 // TestTornWritesNeverLoseARound cuts the log of a scripted session at 50
-// random byte offsets (a crash mid-write, a full disk), some with garbage
-// after the cut, and resumes each twice: every record whole before the cut
-// is there after both resumes, byte for byte, followed by what each resume
-// added, and the bytes cut are kept beside the log.
+// random byte offsets, 12 with -short (a crash mid-write, a full disk),
+// some with garbage after the cut, and resumes each twice: every record
+// whole before the cut is there after both resumes, byte for byte,
+// followed by what each resume added, and the bytes cut are kept beside
+// the log.
 func TestTornWritesNeverLoseARound(t *testing.T) {
 	r, orig := scriptedSession(t)
 	ends := lineEnds(orig)
@@ -203,7 +204,11 @@ func TestTornWritesNeverLoseARound(t *testing.T) {
 	rng := rand.New(rand.NewSource(seed))
 	t.Logf("seed %d; a log of %d bytes, %d records, %d rounds", seed, len(orig), len(ends), rounds)
 	garbage := [][]byte{nil, []byte("garbage\n"), []byte(`{"t":"round","reply":{"con`), []byte("\x00\x00\x00\x00"), []byte("}\n{\n")}
-	for i := 0; i < 50; i++ {
+	tries := 50
+	if testing.Short() {
+		tries = 12 // the race run's
+	}
+	for i := 0; i < tries; i++ {
 		off := ends[0] + 1 + rng.Intn(len(orig)-ends[0]-1) // the start record stays whole
 		junk := garbage[rng.Intn(len(garbage))]
 		whole := 0 // bytes of the records whole before off

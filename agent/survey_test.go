@@ -330,11 +330,18 @@ func distribution(shares []float64) string {
 func TestSurveySmallWindows(t *testing.T) {
 	root := t.TempDir()
 	files := goFiles(t, root, 40, 3000, 10000)
+	// -short (the race run's) takes two of the eight: each shape once, each
+	// window and each density once.
+	inShort := map[string]bool{enginetest.ShapeLlamaCpp + "/16k/2.5": true, enginetest.ShapeVLLM + "/32k/4.5": true}
 	for _, shape := range []string{enginetest.ShapeLlamaCpp, enginetest.ShapeVLLM} {
 		for _, window := range []int{16384, 32768} {
 			for _, density := range []float64{2.5, 4.5} {
 				name := fmt.Sprintf("%s/%dk/%.1f", shape, window/1024, density)
+				if testing.Short() && !inShort[name] {
+					continue
+				}
 				t.Run(name, func(t *testing.T) {
+					t.Parallel() // each has an engine of its own
 					var mu sync.Mutex
 					main := 0
 					srv := enginetest.New(enginetest.Options{Shape: shape, Window: window, CodeCharsPerToken: density,
