@@ -41,28 +41,40 @@ func firstUserMessages(t *testing.T, srv *enginetest.Server) string {
 	return strings.Join(users, "|")
 }
 
-// TestRunContinueCarriesThePromptTypedWhileTheEngineWasDown: `run` with
-// the engine down (and no wait) fails, saying the prompt is kept; `run
-// --continue` once the engine is up sends it to the engine before the new
-// one, and does not call the window it learns then a change.
-func TestRunContinueCarriesThePromptTypedWhileTheEngineWasDown(t *testing.T) {
-	bin := binary(t)
-	addr, dir := freePort(t), t.TempDir()
-	env := append(isolated(t, "http://"+addr+"/v1"), "REIKA_ENGINE_RETRY=0")
+// typedWhileDown runs `run "TYPED WHILE DOWN"` with the engine down (and
+// no wait), which must fail saying the prompt is kept, then brings the
+// engine up at the same address, answering "done". It returns what the
+// next runs take: the binary, their directory and environment, and the
+// engine.
+func typedWhileDown(t *testing.T) (bin, dir string, env []string, srv *enginetest.Server) {
+	t.Helper()
+	bin = binary(t)
+	addr := freePort(t)
+	dir = t.TempDir()
+	env = append(isolated(t, "http://"+addr+"/v1"), "REIKA_ENGINE_RETRY=0")
 	first := exec.Command(bin, "run", "TYPED WHILE DOWN")
 	first.Dir, first.Env = dir, env
 	out, err := first.CombinedOutput()
 	if code := first.ProcessState.ExitCode(); code != 1 || !strings.Contains(string(out), "the prompt is kept in session") {
 		t.Fatalf("run with the engine down: exit %d (%v)\n%s", code, err, out)
 	}
-	srv, err := enginetest.Listen(enginetest.Options{Window: 16000, Script: enginetest.Sequence(enginetest.Text("done"))}, addr)
+	srv, err = enginetest.Listen(enginetest.Options{Window: 16000, Script: enginetest.Sequence(enginetest.Text("done"))}, addr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer srv.Close()
+	t.Cleanup(srv.Close)
+	return bin, dir, env, srv
+}
+
+// TestRunContinueCarriesThePromptTypedWhileTheEngineWasDown: `run` with
+// the engine down (and no wait) fails, saying the prompt is kept; `run
+// --continue` once the engine is up sends it to the engine before the new
+// one, and does not call the window it learns then a change.
+func TestRunContinueCarriesThePromptTypedWhileTheEngineWasDown(t *testing.T) {
+	bin, dir, env, srv := typedWhileDown(t)
 	second := exec.Command(bin, "run", "--continue", "and now")
 	second.Dir, second.Env = dir, env
-	out, err = second.CombinedOutput()
+	out, err := second.CombinedOutput()
 	if err != nil {
 		t.Fatalf("run --continue: %v\n%s", err, out)
 	}
@@ -158,19 +170,7 @@ func TestRunSaysASkippedRecordOnce(t *testing.T) {
 // sends the prompt the engine never answered again, as it was, and says
 // so; with nothing to retry it says that.
 func TestRunContinueAloneRetriesThePrompt(t *testing.T) {
-	bin := binary(t)
-	addr, dir := freePort(t), t.TempDir()
-	env := append(isolated(t, "http://"+addr+"/v1"), "REIKA_ENGINE_RETRY=0")
-	first := exec.Command(bin, "run", "TYPED WHILE DOWN")
-	first.Dir, first.Env = dir, env
-	if out, _ := first.CombinedOutput(); first.ProcessState.ExitCode() != 1 {
-		t.Fatalf("run with the engine down: %s", out)
-	}
-	srv, err := enginetest.Listen(enginetest.Options{Window: 16000, Script: enginetest.Sequence(enginetest.Text("done"))}, addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	bin, dir, env, srv := typedWhileDown(t)
 	retry := exec.Command(bin, "run", "--continue")
 	retry.Dir, retry.Env = dir, env
 	out, err := retry.CombinedOutput()
