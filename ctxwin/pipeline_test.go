@@ -56,16 +56,7 @@ func TestStepRecap(t *testing.T) {
 			if rc == nil {
 				t.Fatal("no recap")
 			}
-			for _, w := range tt.want {
-				if !strings.Contains(rc.Text, w) {
-					t.Errorf("the recap lacks %q:\n%s", w, rc.Text)
-				}
-			}
-			for _, n := range tt.not {
-				if strings.Contains(rc.Text, n) {
-					t.Errorf("the recap has %q:\n%s", n, rc.Text)
-				}
-			}
+			recapHolds(t, rc, tt.want, tt.not)
 			if rc.Note != tt.note {
 				t.Errorf("the recap's note is %q, want %q", rc.Note, tt.note)
 			}

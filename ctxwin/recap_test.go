@@ -283,19 +283,26 @@ func TestRecapRender(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			rc := buildRecap(nil, recapItems(1, 1), tt.note, tt.current, tt.taskAbove, tt.noteAbove)
 			rc.render(tt.budget)
-			for _, w := range tt.want {
-				if !strings.Contains(rc.Text, w) {
-					t.Errorf("no %q in:\n%s", w, rc.Text)
-				}
-			}
-			for _, n := range tt.not {
-				if strings.Contains(rc.Text, n) {
-					t.Errorf("%q in:\n%s", n, rc.Text)
-				}
-			}
+			recapHolds(t, rc, tt.want, tt.not)
 			if !strings.HasPrefix(rc.Text, "<recap>\n") || !strings.HasSuffix(rc.Text, "</recap>") {
 				t.Errorf("not a recap:\n%s", rc.Text)
 			}
 		})
+	}
+}
+
+// recapHolds checks that the recap's text holds every string of want and
+// none of not.
+func recapHolds(t *testing.T, rc *Recap, want, not []string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(rc.Text, w) {
+			t.Errorf("the recap lacks %q:\n%s", w, rc.Text)
+		}
+	}
+	for _, n := range not {
+		if strings.Contains(rc.Text, n) {
+			t.Errorf("the recap has %q:\n%s", n, rc.Text)
+		}
 	}
 }
