@@ -53,11 +53,7 @@ func foldKeepsReplies(t *testing.T, window, turnLen, small int) int {
 		send(m)
 		id := fmt.Sprintf("c%d", i)
 		if i%turnLen == 0 {
-			m.StartTurn(fmt.Sprintf("TASK %d: explain the parser", i))
-			m.H.AddRound(Message{Content: "fetching the spec", ToolCalls: []ToolCall{call(id)}})
-			r := readResult(id, fmt.Sprintf("spec%d.md", i), 60)
-			r.Task = true
-			m.H.AddResult(r)
+			startSpecTask(m, i, id)
 			continue
 		}
 		m.H.AddRound(Message{Content: fmt.Sprintf("reading %d", i), Reasoning: lines(12, fmt.Sprintf("think %d", i)), ToolCalls: []ToolCall{call(id)}})
@@ -80,4 +76,14 @@ func wholeAfterDeletion(before, after []Message) int {
 		}
 	}
 	return n
+}
+
+// startSpecTask opens turn i, whose first round reads the spec that
+// defines the task (a task payload, never shed).
+func startSpecTask(m *Manager, i int, id string) {
+	m.StartTurn(fmt.Sprintf("TASK %d: explain the parser", i))
+	m.H.AddRound(Message{Content: "fetching the spec", ToolCalls: []ToolCall{call(id)}})
+	r := readResult(id, fmt.Sprintf("spec%d.md", i), 60)
+	r.Task = true
+	m.H.AddResult(r)
 }

@@ -146,11 +146,7 @@ func TestTraceScriptedUnchanged(t *testing.T) {
 					reasoning = lines(think, "think long")
 				}
 				if i%tasks == tasks-1 {
-					m.StartTurn(fmt.Sprintf("TASK %d: explain the parser", i))
-					m.H.AddRound(Message{Content: "fetching the spec", ToolCalls: []ToolCall{call(id)}})
-					r := readResult(id, fmt.Sprintf("spec%d.md", i), 60)
-					r.Task = true
-					m.H.AddResult(r)
+					startSpecTask(m, i, id)
 					return
 				}
 				m.H.AddRound(Message{Content: fmt.Sprintf("reading %d", i), Reasoning: reasoning, ToolCalls: []ToolCall{call(id)}})
