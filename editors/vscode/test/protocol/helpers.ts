@@ -11,7 +11,7 @@ import { CodeAction, CodeActionParams, Command, InitializeParams, InitializeResu
 import { chipText } from '../../src/chip';
 import { CompactCodeAction, ServerCommands, Status } from '../../src/protocol';
 import { mapSettings, ServerSettingKey, ServerSettingsObject } from '../../src/settings';
-import { LspSession, mkTemp, pkgDir, strict, Unavailable } from './harness';
+import { FakeEngine, isolatedEnv, LspSession, mkTemp, pkgDir, serverBinary, startFakeEngine, strict, Unavailable } from './harness';
 
 export const script = (name: string): string => path.join(pkgDir, 'test', 'protocol', name);
 
@@ -67,6 +67,25 @@ export async function inScratch(t: TestContext, body: (w: Scratch) => Promise<vo
 		}
 		fs.rmSync(scratch, { recursive: true, force: true });
 	}
+}
+
+/**
+ * Starts a fake engine with engineArgs and a server on it, with the user's
+ * settings as the extension maps them (baseUrl the engine's), and
+ * initializes it as VS Code does, checking the capabilities; both end
+ * when the test ends.
+ */
+export async function startOnFakeEngine(
+	w: Scratch,
+	engineArgs: string[],
+	user: Partial<Record<ServerSettingKey, unknown>> = {},
+): Promise<{ s: LspSession; engine: FakeEngine; settings: ServerSettingsObject; bin: string }> {
+	const bin = await serverBinary(w.scratch);
+	const engine = w.own(await startFakeEngine(w.scratch, engineArgs));
+	const settings = settingsFor({ baseUrl: engine.url, ...user });
+	const s = w.own(new LspSession(bin, w.root, isolatedEnv(w.scratch), settings));
+	checkCapabilities(await s.initialize(initParams(w.root, settings)));
+	return { s, engine, settings, bin };
 }
 
 /** The server's settings built the way the extension builds them. */

@@ -41,6 +41,7 @@ import {
 	lastStatus,
 	script,
 	settingsFor,
+	startOnFakeEngine,
 } from './helpers';
 
 test('the server keeps serving with the engine down', { timeout: 4 * hangGuardMs }, (t) => inScratch(t, async ({ scratch, root, own }) => {
@@ -133,13 +134,7 @@ test('ask, status, code action and compact against the fake engine', { timeout: 
 	// by the engine's own count (it has a tokenizer).
 	const big = Array.from({ length: 400 }, (_, i) => `line ${i + 1}: the quick brown fox jumps over the lazy dog`).join('\n');
 	fs.writeFileSync(path.join(root, 'big.txt'), `${big}\n`);
-	const bin = await serverBinary(scratch);
-	const engine = own(await startFakeEngine(scratch, ['-ctx', '16000', '-script', script('fakeengine-script.json')]));
-	const settings = settingsFor({ baseUrl: engine.url });
-	const session = own(new LspSession(bin, root, isolatedEnv(scratch), settings));
-	const s = session;
-	const init = await s.initialize(initParams(root, settings));
-	checkCapabilities(init);
+	const { s } = await startOnFakeEngine({ scratch, root, own }, ['-ctx', '16000', '-script', script('fakeengine-script.json')]);
 	await s.waitFor('the first reika/status', () => lastStatus(s));
 	await s.open(mainGo, 'go');
 	assert.equal(compactAction(await codeActions(s, mainGo)), undefined, 'Compact context before any turn');

@@ -19,7 +19,7 @@ import { chipText } from '../../src/chip';
 import { unsavedEditMessage } from '../../src/editSave';
 import { ServerCommands } from '../../src/protocol';
 import { Conversation } from '../../src/chatModel';
-import { hangGuardMs, isolatedEnv, LspSession, serverBinary, startFakeEngine } from './harness';
+import { hangGuardMs, isolatedEnv, LspSession } from './harness';
 import {
 	checkCapabilities,
 	idle,
@@ -28,7 +28,7 @@ import {
 	isStartingPlaceholder,
 	lastStatus,
 	script,
-	settingsFor,
+	startOnFakeEngine,
 } from './helpers';
 test('the agent edits open files through the editor, which saves them unless they had unsaved changes', { timeout: 4 * hangGuardMs }, (t) => inScratch(t, async ({ scratch, root, own }) => {
 	const mainGo = path.join(root, 'main.go');
@@ -36,12 +36,7 @@ test('the agent edits open files through the editor, which saves them unless the
 	const closedTxt = path.join(root, 'closed.txt');
 	fs.writeFileSync(mainGo, 'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println("hi")\n}\n');
 	fs.writeFileSync(dirtyGo, 'package dirty\n\n// on disk\n');
-	const bin = await serverBinary(scratch);
-	const engine = own(await startFakeEngine(scratch, ['-ctx', '16000', '-script', script('fakeengine-edits.json')]));
-	const settings = settingsFor({ baseUrl: engine.url, approve: 'all' });
-	const session = own(new LspSession(bin, root, isolatedEnv(scratch), settings));
-	const s = session;
-	checkCapabilities(await s.initialize(initParams(root, settings)));
+	const { s } = await startOnFakeEngine({ scratch, root, own }, ['-ctx', '16000', '-script', script('fakeengine-edits.json')], { approve: 'all' });
 	await s.waitFor('the first reika/status', () => lastStatus(s));
 	const main = await s.open(mainGo, 'go');
 	// The user typed into dirty.go and has not saved.
@@ -94,12 +89,7 @@ test('the agent edits open files through the editor, which saves them unless the
 test('a turn is cancelled from the progress and by reika.cancel; a second ask meanwhile is refused', { timeout: 4 * hangGuardMs }, (t) => inScratch(t, async ({ scratch, root, own }) => {
 	const aGo = path.join(root, 'a.go');
 	fs.writeFileSync(aGo, 'package a\n');
-	const bin = await serverBinary(scratch);
-	const engine = own(await startFakeEngine(scratch, ['-ctx', '16000', '-script', script('fakeengine-hold.json')]));
-	const settings = settingsFor({ baseUrl: engine.url });
-	const session = own(new LspSession(bin, root, isolatedEnv(scratch), settings));
-	const s = session;
-	checkCapabilities(await s.initialize(initParams(root, settings)));
+	const { s } = await startOnFakeEngine({ scratch, root, own }, ['-ctx', '16000', '-script', script('fakeengine-hold.json')]);
 	await s.waitFor('the first reika/status', () => lastStatus(s));
 	await s.open(aGo, 'go');
 
@@ -146,14 +136,9 @@ test('a turn is cancelled from the progress and by reika.cancel; a second ask me
 test('an engine that reports no window: a warning at startup and the windowless chip', { timeout: 4 * hangGuardMs }, (t) => inScratch(t, async ({ scratch, root, own }) => {
 	const big = Array.from({ length: 220 }, (_, i) => `line ${i + 1}: the quick brown fox jumps over the lazy dog`).join('\n');
 	fs.writeFileSync(path.join(root, 'big.txt'), `${big}\n`);
-	const bin = await serverBinary(scratch);
 	// A hosted endpoint's listing states no window, and a local host is
 	// never looked up in the catalog.
-	const engine = own(await startFakeEngine(scratch, ['-shape', 'hosted', '-script', script('fakeengine-script.json')]));
-	const settings = settingsFor({ baseUrl: engine.url });
-	const session = own(new LspSession(bin, root, isolatedEnv(scratch), settings));
-	const s = session;
-	checkCapabilities(await s.initialize(initParams(root, settings)));
+	const { s } = await startOnFakeEngine({ scratch, root, own }, ['-shape', 'hosted', '-script', script('fakeengine-script.json')]);
 
 	const warning = await s.waitFor('the no-window warning', () =>
 		s.messages.find((m) => m.type === MessageType.Warning),
@@ -195,12 +180,7 @@ test(
 		// Large enough that the turns leave something to fold.
 		const big = Array.from({ length: 400 }, (_, i) => `line ${i + 1}: the quick brown fox jumps over the lazy dog`).join('\n');
 		fs.writeFileSync(path.join(root, 'big.txt'), `${big}\n`);
-		const bin = await serverBinary(scratch);
-		const engine = own(await startFakeEngine(scratch, ['-ctx', '16000', '-script', script('fakeengine-script.json')]));
-		const settings = settingsFor({ baseUrl: engine.url, approve: 'all' });
-		const session = own(new LspSession(bin, root, isolatedEnv(scratch), settings));
-		const s = session;
-		checkCapabilities(await s.initialize(initParams(root, settings)));
+		const { s } = await startOnFakeEngine({ scratch, root, own }, ['-ctx', '16000', '-script', script('fakeengine-script.json')], { approve: 'all' });
 		for (const n of [1, 2, 3]) {
 			assert.equal((await s.execute(ServerCommands.ask, [{ prompt: `Read big.txt, turn ${n}.` }])).status, 'done');
 		}
@@ -226,12 +206,7 @@ test(
 test('a restarted server gives the chat the transcript it showed', { timeout: 4 * hangGuardMs }, (t) => inScratch(t, async ({ scratch, root, own }) => {
 	const big = Array.from({ length: 220 }, (_, i) => `line ${i + 1}: the quick brown fox jumps over the lazy dog`).join('\n');
 	fs.writeFileSync(path.join(root, 'big.txt'), `${big}\n`);
-	const bin = await serverBinary(scratch);
-	const engine = own(await startFakeEngine(scratch, ['-ctx', '16000', '-script', script('fakeengine-script.json')]));
-	const settings = settingsFor({ baseUrl: engine.url, approve: 'all' });
-	let session = own(new LspSession(bin, root, isolatedEnv(scratch), settings));
-	const first = session;
-	checkCapabilities(await first.initialize(initParams(root, settings)));
+	const { s: first, settings, bin } = await startOnFakeEngine({ scratch, root, own }, ['-ctx', '16000', '-script', script('fakeengine-script.json')], { approve: 'all' });
 	const empty = await first.execute(ServerCommands.transcript, []);
 	assert.deepEqual(empty, { session: '', events: [], omitted: 0 }, 'no session yet');
 	const r = await first.execute(ServerCommands.ask, [{ prompt: 'Read big.txt, then write out.txt.' }]);
@@ -241,8 +216,7 @@ test('a restarted server gives the chat the transcript it showed', { timeout: 4 
 	first.transcript.forEach((e) => shown.add(e));
 	assert.equal(await first.shutdown(), 0);
 
-	session = own(new LspSession(bin, root, isolatedEnv(scratch), settings));
-	const second = session;
+	const second = own(new LspSession(bin, root, isolatedEnv(scratch), settings));
 	checkCapabilities(await second.initialize(initParams(root, settings)));
 	const page = await second.execute(ServerCommands.transcript, [{}]);
 	assert.equal(page.session, r.session);
